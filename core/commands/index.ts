@@ -1,0 +1,28 @@
+/** Every command PostRESP serves, in one table. */
+import { CommandTable } from './registry';
+import type { CommandSpec } from './spec';
+import { auth } from './connection/auth';
+import { client } from './connection/client';
+import { echo } from './connection/echo';
+import { hello } from './connection/hello';
+import { ping } from './connection/ping';
+import { quit } from './connection/quit';
+import { reset } from './connection/reset';
+import { select } from './connection/select';
+import { command } from './server/command';
+import { config } from './server/config';
+import { debug } from './server/debug';
+import { info } from './server/info';
+import { shutdown } from './server/shutdown';
+import { time } from './server/time';
+
+export const kConnectionCommands: CommandSpec[] = [auth, client, echo, hello, ping, quit, reset, select];
+export const kServerCommands: CommandSpec[] = [command, config, debug, info, shutdown, time];
+
+export function allCommands(): CommandSpec[] {
+  return [...kConnectionCommands, ...kServerCommands];
+}
+
+export function buildCommandTable(): CommandTable {
+  return new CommandTable(allCommands());
+}

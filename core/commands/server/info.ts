@@ -1,0 +1,119 @@
+/**
+ * INFO [section …] — Redis's sections and field names, so tools that parse them keep working.
+ * Counters are gathered from every worker through the primary.
+ * https://redis.io/commands/info/
+ */
+import os from 'node:os';
+import { RespVerbatim } from '../../reply';
+import type { InfoData, Session } from '../../session';
+import { kPostrespVersion, kRedisVersion } from '../../version';
+import { lower } from '../args';
+import { defineCommand } from '../define';
+import type { WorkerStats } from '../../messages';
+
+type Fields = [string, string | number][];
+
+const kDefault = ['server', 'clients', 'memory', 'persistence', 'stats', 'replication', 'cpu', 'modules', 'errorstats', 'cluster', 'keyspace'];
+const kAll = [...kDefault.slice(0, 8), 'commandstats', 'errorstats', 'latencystats', 'cluster', 'keyspace'];
+
+function sum(ws: WorkerStats[], f: (w: WorkerStats) => number): number {
+  return ws.reduce((a, w) => a + f(w), 0);
+}
+
+function sections(s: Session, d: InfoData): Record<string, () => Fields> {
+  const w = d.workers;
+  const now = Date.now();
+  const up = Math.floor((now - s.server.startedAt) / 1000);
+  const mem = process.memoryUsage();
+  const cpu = process.cpuUsage();
+  return {
+    server: () => [
+      ['redis_version', kRedisVersion], ['postresp_version', kPostrespVersion], ['redis_git_sha1', '00000000'],
+      ['redis_git_dirty', 0], ['redis_mode', 'standalone'], ['os', `${os.type()} ${os.release()} ${os.arch()}`],
+      ['arch_bits', 64], ['multiplexing_api', 'epoll'], ['node_version', process.versions.node],
+      ['process_id', process.pid], ['run_id', s.server.runId], ['tcp_port', d.primary.tcpPort ?? 0],
+      ['server_time_usec', now * 1000], ['uptime_in_seconds', up], ['uptime_in_days', Math.floor(up / 86400)],
+      ['hz', 10], ['configured_hz', 10], ['executable', process.argv[1] ?? ''], ['config_file', ''],
+      ['io_threads_active', 0], ['worker_threads', d.primary.workers ?? 0], ['worker_restarts', d.primary.workerRestarts ?? 0],
+    ],
+    clients: () => [
+      ['connected_clients', d.primary.connectedClients ?? sum(w, (x) => x.connectedClients)],
+      ['cluster_connections', 0], ['maxclients', s.server.config.int('maxclients')],
+      ['client_recent_max_input_buffer', 0], ['client_recent_max_output_buffer', 0],
+      ['blocked_clients', sum(w, (x) => x.blockedClients)], ['tracking_clients', 0], ['clients_in_timeout_table', 0],
+    ],
+    memory: () => [
+      ['used_memory', mem.heapUsed + mem.external], ['used_memory_human', human(mem.heapUsed + mem.external)],
+      ['used_memory_rss', mem.rss], ['used_memory_rss_human', human(mem.rss)],
+      ['maxmemory', 0], ['maxmemory_human', '0B'], ['maxmemory_policy', 'noeviction'], ['mem_allocator', 'node'],
+    ],
+    persistence: () => [['loading', 0], ['async_loading', 0], ['rdb_changes_since_last_save', 0],
+      ['rdb_bgsave_in_progress', 0], ['rdb_last_bgsave_status', 'ok'], ['aof_enabled', 0], ['aof_rewrite_in_progress', 0],
+      ...(d.sections?.persistence ?? [])],
+    stats: () => [
+      ['total_connections_received', d.primary.totalConnectionsReceived ?? 0],
+      ['total_commands_processed', sum(w, (x) => x.totalCommands)],
+      ['instantaneous_ops_per_sec', 0],
+      ['total_net_input_bytes', sum(w, (x) => x.netInputBytes)], ['total_net_output_bytes', sum(w, (x) => x.netOutputBytes)],
+      ['rejected_connections', d.primary.rejectedConnections ?? 0],
+      ['expired_keys', 0], ['evicted_keys', 0], ['keyspace_hits', 0], ['keyspace_misses', 0],
+      ['pubsub_channels', 0], ['pubsub_patterns', 0],
+      ['total_error_replies', sum(w, (x) => Object.values(x.errorCodes).reduce((a, b) => a + b, 0))],
+      ['total_rejected_calls', sum(w, (x) => x.rejectedCalls)], ['total_failed_calls', sum(w, (x) => x.failedCalls)],
+      ...(d.sections?.stats ?? []),
+    ],
+    replication: () => [['role', 'master'], ['connected_slaves', 0], ['master_failover_state', 'no-failover'],
+      ['master_replid', s.server.runId], ['master_repl_offset', 0]],
+    cpu: () => [['used_cpu_sys', (cpu.system / 1e6).toFixed(6)], ['used_cpu_user', (cpu.user / 1e6).toFixed(6)],
+      ['used_cpu_sys_children', '0.000000'], ['used_cpu_user_children', '0.000000']],
+    modules: () => [],
+    commandstats: () => {
+      const all: Record<string, { calls: number; usec: number; rejected: number; failed: number }> = {};
+      for (const x of w) for (const [name, c] of Object.entries(x.commands)) {
+        const t = (all[name] ??= { calls: 0, usec: 0, rejected: 0, failed: 0 });
+        t.calls += c.calls; t.usec += c.usec; t.rejected += c.rejected; t.failed += c.failed;
+      }
+      return Object.entries(all).map(([name, c]) => [`cmdstat_${name}`,
+        `calls=${c.calls},usec=${Math.round(c.usec)},usec_per_call=${(c.calls ? c.usec / c.calls : 0).toFixed(2)},` +
+        `rejected_calls=${c.rejected},failed_calls=${c.failed}`]);
+    },
+    errorstats: () => {
+      const all: Record<string, number> = {};
+      for (const x of w) for (const [code, n] of Object.entries(x.errorCodes)) all[code] = (all[code] ?? 0) + n;
+      return Object.entries(all).map(([code, n]) => [`errorstat_${code}`, `count=${n}`]);
+    },
+    latencystats: () => d.sections?.latencystats ?? [],
+    cluster: () => [['cluster_enabled', 0]],
+    keyspace: () => d.sections?.keyspace ?? [],
+  };
+}
+
+function human(n: number): string {
+  const units = ['B', 'K', 'M', 'G', 'T'];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+  return i === 0 ? `${n}B` : `${n.toFixed(2)}${units[i]}`;
+}
+
+const kTitles: Record<string, string> = { cpu: 'CPU', commandstats: 'Commandstats', errorstats: 'Errorstats', latencystats: 'Latencystats' };
+
+export const info = defineCommand({
+  name: 'info', arity: -1, flags: ['loading', 'stale', 'sentinel'], acl: ['slow', 'dangerous'],
+  summary: 'Returns information and statistics about the server.',
+  async run(s, argv) {
+    let wanted = argv.length === 1 ? kDefault : argv.slice(1).map(lower);
+    if (wanted.includes('all')) wanted = kAll;
+    else if (wanted.includes('everything')) wanted = [...kAll];
+    else if (wanted.includes('default')) wanted = [...new Set([...kDefault, ...wanted.filter((x) => x !== 'default')])];
+    const data = await s.server.info();
+    const all = sections(s, data);
+    const parts: string[] = [];
+    for (const name of new Set(wanted)) {
+      const f = all[name];
+      if (f === undefined) continue;
+      const title = kTitles[name] ?? name[0].toUpperCase() + name.slice(1);
+      parts.push(`# ${title}\r\n${f().map(([k, v]) => `${k}:${v}\r\n`).join('')}`);
+    }
+    return new RespVerbatim('txt', parts.join('\r\n'));
+  },
+});

@@ -1,0 +1,85 @@
+/**
+ * Every configuration option: one row each. Flags (`--port 6380`), environment (`POSTRESP_PORT`),
+ * the config file (`port 6380`), CONFIG GET/SET and the README's reference all read this table.
+ * Option names are Redis's where Redis has the option.
+ */
+import os from 'node:os';
+
+export type OptionType = 'int' | 'bytes' | 'bool' | 'enum' | 'string' | 'octal';
+
+export interface OptionSpec {
+  name: string;
+  type: OptionType;
+  default: string;
+  description: string;
+  /** CONFIG SET may change it while running */
+  mutable: boolean;
+  /** accepted for compatibility with Redis tooling; changes nothing here */
+  noop?: boolean;
+  /** CONFIG GET/SET never show it (e.g. options that only exist at start) */
+  startOnly?: boolean;
+  min?: number;
+  max?: number;
+  values?: readonly string[];
+}
+
+const kCores = Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+
+const opt = (o: OptionSpec): OptionSpec => o;
+
+export const kOptions: readonly OptionSpec[] = [
+  // network
+  opt({ name: 'bind', type: 'string', default: '127.0.0.1', mutable: false, description: 'addresses to listen on, space separated' }),
+  opt({ name: 'port', type: 'int', default: '6379', min: 0, max: 65535, mutable: false, description: 'TCP port; 0 picks a free port, 0 with unixsocket set disables TCP' }),
+  opt({ name: 'unixsocket', type: 'string', default: '', mutable: false, description: 'path of a Unix socket to listen on as well' }),
+  opt({ name: 'unixsocketperm', type: 'octal', default: '0', min: 0, max: 0o777, mutable: false, description: 'permissions of the Unix socket, octal (0 = umask default)' }),
+  opt({ name: 'tcp-keepalive', type: 'int', default: '300', min: 0, max: 2147483647, mutable: true, description: 'TCP keepalive interval in seconds (0 = off)' }),
+  opt({ name: 'timeout', type: 'int', default: '0', min: 0, max: 2147483647, mutable: true, description: 'close a client idle this many seconds (0 = never)' }),
+  opt({ name: 'maxclients', type: 'int', default: '10000', min: 1, max: 1000000, mutable: true, description: 'connected clients at most; one more gets an error and is closed' }),
+  // threads
+  opt({ name: 'workers', type: 'int', default: String(kCores), min: 1, max: 256, mutable: false, description: 'worker threads that own client connections (default: available cores)' }),
+  // security
+  opt({ name: 'requirepass', type: 'string', default: '', mutable: true, description: 'password of the default user (AUTH / HELLO AUTH); empty = no password' }),
+  // protocol limits
+  opt({ name: 'proto-max-bulk-len', type: 'bytes', default: '512mb', min: 1024 * 1024, max: 2 ** 53, mutable: true, description: 'largest bulk string a client may send' }),
+  opt({ name: 'client-query-buffer-limit', type: 'bytes', default: '1gb', min: 1024 * 1024, max: 2 ** 53, mutable: true, description: 'largest incomplete request held for a client before it is closed' }),
+  opt({ name: 'client-output-buffer-limit', type: 'string', default: 'normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60', mutable: true, description: 'per class: hard limit, soft limit, soft seconds; for normal clients 0 0 0 = unlimited, like Redis' }),
+  // keyspace
+  opt({ name: 'databases', type: 'int', default: '16', min: 1, max: 32767, mutable: false, description: 'number of logical databases (SELECT 0..n-1)' }),
+  // operations
+  opt({ name: 'enable-debug-command', type: 'enum', default: 'no', values: ['no', 'yes', 'local'], mutable: false, description: 'allow DEBUG (tests use it to crash a worker); local = loopback and Unix socket clients only' }),
+  opt({ name: 'shutdown-timeout', type: 'int', default: '10', min: 0, max: 3600, mutable: true, description: 'seconds SHUTDOWN/SIGTERM wait for in-flight replies before closing clients' }),
+  opt({ name: 'loglevel', type: 'enum', default: 'notice', values: ['debug', 'verbose', 'notice', 'warning', 'nothing'], mutable: true, description: 'log verbosity (stderr)' }),
+  // Postgres
+  opt({ name: 'pg-url', type: 'string', default: '', mutable: false, startOnly: true, description: 'PostgreSQL connection URL; else DATABASE_URL, else libpq PG* variables, else embedded' }),
+  opt({ name: 'data-dir', type: 'string', default: './.postresp/pg', mutable: false, startOnly: true, description: 'data folder of the embedded PostgreSQL' }),
+  opt({ name: 'schema', type: 'string', default: 'postresp', mutable: false, description: 'Postgres schema holding the keyspace' }),
+  opt({ name: 'storage-mode', type: 'enum', default: 'logged', values: ['unlogged', 'logged-async', 'logged'], mutable: false, description: 'unlogged tables, logged with synchronous_commit=off, or logged and synchronous' }),
+  opt({ name: 'convert-storage-mode', type: 'bool', default: 'no', mutable: false, startOnly: true, description: 'allow changing the storage mode of an existing keyspace (ALTER TABLE … SET LOGGED/UNLOGGED)' }),
+  opt({ name: 'pg-connections', type: 'int', default: '2', min: 1, max: 64, mutable: false, description: 'Postgres connections (lanes) per worker' }),
+  opt({ name: 'batch-max-commands', type: 'int', default: '256', min: 1, max: 65536, mutable: true, description: 'commands at most in one batched statement' }),
+  opt({ name: 'batch-max-bytes', type: 'bytes', default: '4mb', min: 1024, max: 2 ** 31, mutable: true, description: 'argument bytes at most in one batched statement' }),
+  // accepted, no effect: Redis parameters tools set (encoding thresholds, persistence, eviction)
+  ...[
+    ['save', '3600 1 300 100 60 10000'], ['appendonly', 'no'], ['appendfsync', 'everysec'],
+    ['maxmemory', '0'], ['maxmemory-policy', 'noeviction'], ['maxmemory-samples', '5'],
+    ['hash-max-listpack-entries', '128'], ['hash-max-listpack-value', '64'],
+    ['hash-max-ziplist-entries', '128'], ['hash-max-ziplist-value', '64'],
+    ['list-max-listpack-size', '-2'], ['list-max-ziplist-size', '-2'], ['list-compress-depth', '0'],
+    ['set-max-intset-entries', '512'], ['set-max-listpack-entries', '128'],
+    ['zset-max-listpack-entries', '128'], ['zset-max-listpack-value', '64'],
+    ['zset-max-ziplist-entries', '128'], ['zset-max-ziplist-value', '64'],
+    ['stream-node-max-bytes', '4096'], ['stream-node-max-entries', '100'],
+    ['hz', '10'], ['dynamic-hz', 'yes'], ['activerehashing', 'yes'], ['activedefrag', 'no'],
+    ['lazyfree-lazy-eviction', 'no'], ['lazyfree-lazy-expire', 'no'], ['lazyfree-lazy-server-del', 'no'],
+    ['lazyfree-lazy-user-del', 'no'], ['lazyfree-lazy-user-flush', 'no'],
+    ['notify-keyspace-events', ''], ['slowlog-log-slower-than', '10000'], ['slowlog-max-len', '128'],
+    ['latency-monitor-threshold', '0'], ['latency-tracking', 'yes'], ['lua-time-limit', '5000'],
+    ['busy-reply-threshold', '5000'], ['dir', ''], ['dbfilename', 'dump.rdb'],
+    ['appendfilename', 'appendonly.aof'], ['io-threads', '1'], ['io-threads-do-reads', 'no'],
+    ['protected-mode', 'yes'], ['replica-read-only', 'yes'], ['maxmemory-clients', '0'],
+  ].map(([name, def]) =>
+    opt({ name, type: 'string', default: def, mutable: true, noop: true, description: 'accepted for compatibility; no effect' })),
+];
+
+export const kOptionsByName: ReadonlyMap<string, OptionSpec> = new Map(kOptions.map((o) => [o.name, o]));

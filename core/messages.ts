@@ -1,0 +1,47 @@
+/**
+ * Messages between the primary thread and the workers (one MessagePort per worker).
+ *
+ *   primary ──conn{fd}──────────▶ worker      worker ──closed{id}──▶ primary
+ *   primary ──config{name,value}▶ worker      either ──request{rid,op}──▶ other ──response{rid}──▶
+ */
+import type { OptionValue } from './config/values';
+
+export interface ConnMessage {
+  type: 'conn';
+  id: number;
+  fd: number;
+  /** accepted on the Unix socket (CLIENT LIST shows no TCP address; DEBUG 'local' allows it) */
+  unix: boolean;
+}
+export interface ClosedMessage { type: 'closed'; id: number }
+export interface ConfigMessage { type: 'config'; name: string; value: OptionValue }
+export interface RequestMessage { type: 'request'; rid: number; op: string; args: unknown }
+export interface ResponseMessage { type: 'response'; rid: number; result?: unknown; error?: string }
+
+export type PrimaryToWorker = ConnMessage | ConfigMessage | RequestMessage | ResponseMessage;
+export type WorkerToPrimary = ClosedMessage | RequestMessage | ResponseMessage | { type: 'ready' };
+
+/** Data of the long-lived Piscina `serve` task that each worker runs. */
+export interface ServeTask {
+  port: import('node:worker_threads').MessagePort;
+  workerIndex: number;
+  config: Record<string, OptionValue>;
+  runId: string;
+  startedAt: number;
+  tcpPort: number;
+}
+
+/** What each worker reports for INFO / CLIENT LIST aggregation. */
+export interface WorkerStats {
+  connectedClients: number;
+  blockedClients: number;
+  totalCommands: number;
+  rejectedCalls: number;
+  failedCalls: number;
+  netInputBytes: number;
+  netOutputBytes: number;
+  commands: Record<string, { calls: number; usec: number; rejected: number; failed: number }>;
+  errorCodes: Record<string, number>;
+  cpuUser: number;
+  cpuSys: number;
+}

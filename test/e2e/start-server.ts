@@ -1,0 +1,53 @@
+/**
+ * Starts the real server (dist/core/main.js) as a child process on port 0 for end-to-end tests,
+ * against the test run's Postgres (DATABASE_URL) in a schema of the test's own.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export interface RunningServer {
+  port: number;
+  child: ChildProcess;
+  output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+const kMain = path.resolve(__dirname, '..', '..', 'core', 'main.js');
+let counter = 0;
+
+export function uniqueSchema(prefix: string): string {
+  return `${prefix}_${process.pid}_${++counter}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+}
+
+export async function startServer(args: string[] = [], opts: { schema?: string; timeoutMs?: number } = {}): Promise<RunningServer> {
+  const pg = process.env.DATABASE_URL ? ['--pg-url', process.env.DATABASE_URL] : [];
+  const schema = ['--schema', opts.schema ?? uniqueSchema('e2e')];
+  const child = spawn(process.execPath, [kMain, '--port', '0', '--loglevel', 'warning', ...pg, ...schema, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${out}`)), opts.timeoutMs ?? 30000);
+    const onData = () => {
+      const m = /Ready to accept connections (?:tcp \S+:(\d+)|unix (\S+))/.exec(out);
+      if (m) { clearTimeout(timer); child.stdout!.off('data', onData); resolve(m[1] ? Number(m[1]) : 0); }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}:\n${out}`)); });
+  });
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return {
+    port,
+    child,
+    output: () => out,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      const t = setTimeout(() => child.kill('SIGKILL'), 15000);
+      const code = await exited;
+      clearTimeout(t);
+      return code;
+    },
+  };
+}

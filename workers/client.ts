@@ -1,0 +1,304 @@
+/**
+ * One client connection inside a worker: the socket, its incremental parser, the reply queue.
+ *
+ *   socket ─data─▶ parser ─argv─▶ table.resolve ─▶ spec.run ─┬─ value ────▶ slot filled at once
+ *                                                            └─ Promise ──▶ slot filled later
+ *   slots: [done][done][waiting][done]  → the done prefix is encoded and written in one write
+ *
+ * Replies leave strictly in request order. Reading pauses while the socket's outgoing buffer or
+ * the number of unanswered commands is high, so a client that sends without reading cannot grow
+ * the server's memory without bound.
+ */
+import type net from 'node:net';
+import { RequestParser, kQueryBufferExceeded } from '../protocol/parser';
+import { ReplyWriter } from '../protocol/writer';
+import { Err } from '../core/resp-errors';
+import { RespError, isPromise, kNoReply, writeReply, type Reply } from '../core/reply';
+import type { CommandSpec } from '../core/commands/spec';
+import type { ServerContext, Session } from '../core/session';
+import type { WorkerState } from './state';
+
+interface Slot {
+  value: Reply | undefined;
+  done: boolean;
+  silent: boolean;
+  /** protocol when the command ran: a later HELLO must not change how earlier replies encode */
+  proto: 2 | 3;
+}
+
+/** Pause reading above this many unanswered commands (each holds its argv views). */
+const kMaxPendingSlots = 4096;
+/** Pause reading while this much output waits in the socket (1 MiB ≈ 1000 1 KiB replies). */
+const kOutputHighWater = 1024 * 1024;
+
+export class Client implements Session {
+  name = '';
+  libName = '';
+  libVer = '';
+  db = 0;
+  proto: 2 | 3 = 2;
+  authenticated: boolean;
+  replyOff = false;
+  skipNext = false;
+  noEvict = false;
+  noTouch = false;
+  readonly createdAt = Date.now();
+  lastActive = Date.now();
+  lastCommand = 'NULL';
+  readonly parser: RequestParser;
+  private readonly writer = new ReplyWriter();
+  private readonly slots: Slot[] = [];
+  private slotHead = 0;
+  private closing = false;
+  private closed = false;
+  private pausedForBackpressure = false;
+  private flushQueued = false;
+  private overSoftSince = 0;
+  readonly addr: string;
+  readonly laddr: string;
+
+  constructor(readonly id: number, readonly socket: net.Socket, readonly server: ServerContext,
+    private readonly state: WorkerState, readonly local: boolean, readonly fd: number, readonly unix: boolean) {
+    const c = server.config;
+    this.authenticated = c.str('requirepass') === '';
+    this.parser = new RequestParser({
+      protoMaxBulkLen: c.int('proto-max-bulk-len'),
+      clientQueryBufferLimit: c.int('client-query-buffer-limit'),
+    });
+    this.parser.authenticated = this.authenticated;
+    this.addr = unix ? `${c.str('unixsocket')}:0` : `${socket.remoteAddress}:${socket.remotePort}`;
+    this.laddr = unix ? `${c.str('unixsocket')}:0` : `${socket.localAddress}:${socket.localPort}`;
+    socket.setNoDelay(true);
+    this.applyTimeouts();
+    socket.on('data', this.onData);
+    socket.on('drain', this.onDrain);
+    socket.on('error', () => this.destroy());
+    socket.on('close', () => this.destroy());
+    socket.on('timeout', () => this.destroy());
+  }
+
+  applyTimeouts(): void {
+    const c = this.server.config;
+    const keepalive = c.int('tcp-keepalive');
+    if (!this.unix) this.socket.setKeepAlive(keepalive > 0, keepalive * 1000);
+    this.socket.setTimeout(c.int('timeout') * 1000);
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    if (this.closing) return;
+    this.lastActive = Date.now();
+    this.state.stats.netInputBytes += chunk.length;
+    const err = this.parser.push(chunk, this.onCommand);
+    if (err !== undefined) {
+      if (err === kQueryBufferExceeded) {
+        this.state.log(`closing client id=${this.id} that reached max query buffer length`);
+        this.destroy();
+        return;
+      }
+      this.enqueueDone(new RespError(`ERR ${err}`), false);
+      this.closeAfterReply();
+    }
+    this.flush();
+    this.checkBackpressure();
+  };
+
+  private readonly onCommand = (argv: Buffer[]): void => {
+    if (this.closing) return;
+    const stats = this.state.stats;
+    const skipThis = this.skipNext;
+    this.skipNext = false;
+    const resolved = this.server.commands.resolve(argv);
+    if (resolved instanceof RespError) {
+      stats.rejectedCalls++;
+      this.state.countError(resolved);
+      this.enqueueDone(resolved, this.replyOff || skipThis);
+      return;
+    }
+    const spec = resolved;
+    if (!this.authenticated && !(spec.flags as string[]).includes('no_auth')) {
+      stats.rejectedCalls++;
+      this.state.countError(Err.noAuth);
+      this.enqueueDone(Err.noAuth, this.replyOff || skipThis);
+      return;
+    }
+    this.lastCommand = spec.name;
+    const started = process.hrtime.bigint();
+    let result: Reply | Promise<Reply>;
+    try {
+      result = spec.run(this, argv);
+    } catch (e) {
+      this.state.log(`command ${spec.name} failed: ${(e as Error).stack ?? e}`);
+      result = new RespError(`ERR internal error: ${(e as Error).message}`);
+    }
+    const silent = this.replyOff || skipThis;
+    if (isPromise<Reply>(result)) {
+      const slot: Slot = { value: undefined, done: false, silent, proto: this.proto };
+      this.slots.push(slot);
+      result.then(
+        (v) => this.complete(slot, v, spec, started),
+        (e: Error) => this.complete(slot, new RespError(`ERR ${e.message}`), spec, started));
+      return;
+    }
+    this.state.record(spec, started, result);
+    this.enqueueDone(result, silent);
+  };
+
+  private complete(slot: Slot, value: Reply, spec: CommandSpec, started: bigint): void {
+    this.state.record(spec, started, value);
+    slot.value = value;
+    slot.done = true;
+    if (this.closed) return;
+    this.drain();
+    if (!this.flushQueued) {
+      // many slots finish in one tick when a batch returns: coalesce them into one write
+      this.flushQueued = true;
+      queueMicrotask(this.flushFromMicrotask);
+    }
+  }
+
+  private readonly flushFromMicrotask = (): void => {
+    this.flushQueued = false;
+    this.flush();
+    this.checkBackpressure();
+  };
+
+  private enqueueDone(value: Reply, silent: boolean): void {
+    if (this.slotHead === this.slots.length) {
+      if (!silent && value !== kNoReply) {
+        this.writer.proto = this.proto;
+        writeReply(this.writer, value);
+      }
+      return;
+    }
+    this.slots.push({ value, done: true, silent, proto: this.proto });
+  }
+
+  /** Encode the finished prefix of the reply queue. */
+  private drain(): void {
+    const slots = this.slots;
+    let i = this.slotHead;
+    while (i < slots.length && slots[i].done) {
+      const s = slots[i];
+      if (!s.silent && s.value !== kNoReply) {
+        this.writer.proto = s.proto;
+        writeReply(this.writer, s.value!);
+      }
+      slots[i] = undefined as unknown as Slot;
+      i++;
+    }
+    if (i === slots.length) {
+      slots.length = 0;
+      this.slotHead = 0;
+    } else {
+      this.slotHead = i;
+      if (i > 1024 && i * 2 > slots.length) {
+        slots.splice(0, i);
+        this.slotHead = 0;
+      }
+    }
+  }
+
+  get pendingReplies(): number {
+    return this.slots.length - this.slotHead;
+  }
+
+  flush(): void {
+    if (this.closed) return;
+    if (this.writer.length > 0) {
+      const chunks = this.writer.take();
+      let bytes = 0;
+      if (chunks.length === 1) {
+        bytes = chunks[0].length;
+        this.socket.write(chunks[0]);
+      } else {
+        this.socket.cork();
+        for (const c of chunks) { bytes += c.length; this.socket.write(c); }
+        this.socket.uncork();
+      }
+      this.state.stats.netOutputBytes += bytes;
+      if (this.checkOutputLimit()) return;
+    }
+    if (this.closing && this.pendingReplies === 0) this.socket.end();
+  }
+
+  /** client-output-buffer-limit for normal clients: hard limit closes at once, soft after N seconds. */
+  private checkOutputLimit(): boolean {
+    const limit = this.state.outputLimit;
+    if (limit.hard === 0 && limit.soft === 0) return false;
+    const queued = this.socket.writableLength;
+    const overHard = limit.hard > 0 && queued > limit.hard;
+    let overSoft = false;
+    if (limit.soft > 0 && queued > limit.soft) {
+      if (this.overSoftSince === 0) this.overSoftSince = Date.now();
+      overSoft = Date.now() - this.overSoftSince >= limit.softSeconds * 1000;
+    } else {
+      this.overSoftSince = 0;
+    }
+    if (!overHard && !overSoft) return false;
+    this.state.log(`client id=${this.id} addr=${this.addr} closed for overcoming of output buffer limits`);
+    this.destroy();
+    return true;
+  }
+
+  private checkBackpressure(): void {
+    if (this.closed) return;
+    const tooMuch = this.socket.writableLength > kOutputHighWater || this.pendingReplies > kMaxPendingSlots;
+    if (tooMuch && !this.pausedForBackpressure) {
+      this.pausedForBackpressure = true;
+      this.socket.pause();
+    } else if (!tooMuch && this.pausedForBackpressure && !this.closing) {
+      this.pausedForBackpressure = false;
+      this.socket.resume();
+    }
+  }
+
+  private readonly onDrain = (): void => {
+    this.checkBackpressure();
+  };
+
+  closeAfterReply(): void {
+    this.closing = true;
+    this.socket.pause();
+  }
+
+  /** Graceful shutdown: stop reading, finish what was read, then close. */
+  finish(): void {
+    this.closeAfterReply();
+    this.flush();
+  }
+
+  destroy(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.closing = true;
+    this.socket.destroy();
+    this.state.onClientClosed(this);
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  reset(): void {
+    this.name = '';
+    this.db = 0;
+    this.proto = 2;
+    this.replyOff = false;
+    this.skipNext = false;
+    this.noEvict = false;
+    this.noTouch = false;
+    this.authenticated = this.server.config.str('requirepass') === '';
+    this.parser.authenticated = this.authenticated;
+  }
+
+  describe(): string {
+    const now = Date.now();
+    const flags = (this.closing ? 'c' : '') + (this.noEvict ? 'e' : '') + (this.noTouch ? 'T' : '') || 'N';
+    return `id=${this.id} addr=${this.addr} laddr=${this.laddr} fd=${this.fd} name=${this.name} ` +
+      `age=${Math.floor((now - this.createdAt) / 1000)} idle=${Math.floor((now - this.lastActive) / 1000)} ` +
+      `flags=${flags} db=${this.db} sub=0 psub=0 ssub=0 multi=-1 qbuf=${this.parser.pending} qbuf-free=0 ` +
+      `argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=${this.writer.length} oll=${this.pendingReplies} ` +
+      `omem=${this.socket.writableLength} tot-mem=0 events=r cmd=${this.lastCommand} user=default ` +
+      `redir=-1 resp=${this.proto} lib-name=${this.libName} lib-ver=${this.libVer}`;
+  }
+}

@@ -1,0 +1,13 @@
+/**
+ * The Piscina task each worker thread runs for its whole life: adopt the connections the primary
+ * hands over and serve them until shutdown.
+ */
+import type { ServeTask } from '../core/messages';
+import { buildCommandTable } from '../core/commands';
+import { WorkerState } from './state';
+
+export default async function serve(task: ServeTask): Promise<void> {
+  const state = new WorkerState(task, buildCommandTable(), task.port);
+  task.port.postMessage({ type: 'ready' });
+  await state.stopped;
+}

@@ -1,0 +1,177 @@
+/**
+ * Everything one worker thread owns: its clients, its statistics, its copy of the configuration,
+ * and the link to the primary. It is the ServerContext that command handlers see.
+ */
+import net from 'node:net';
+import type { MessagePort } from 'node:worker_threads';
+import { Config, type OutputLimit } from '../core/config/config';
+import type { CommandTable } from '../core/commands/registry';
+import type { CommandSpec } from '../core/commands/spec';
+import type { ConnMessage, PrimaryToWorker, ServeTask, WorkerStats } from '../core/messages';
+import { RespError, type Reply } from '../core/reply';
+import { Rpc } from '../core/rpc';
+import type { ClientFilter, InfoData, ServerContext } from '../core/session';
+import { Client } from './client';
+import { matchesFilter } from './client-filter';
+
+export function emptyStats(): WorkerStats {
+  return {
+    connectedClients: 0, blockedClients: 0, totalCommands: 0, rejectedCalls: 0, failedCalls: 0,
+    netInputBytes: 0, netOutputBytes: 0, commands: {}, errorCodes: {}, cpuUser: 0, cpuSys: 0,
+  };
+}
+
+export class WorkerState implements ServerContext {
+  readonly config: Config;
+  readonly runId: string;
+  readonly startedAt: number;
+  readonly workerIndex: number;
+  readonly clients = new Map<number, Client>();
+  stats = emptyStats();
+  outputLimit: OutputLimit;
+  private readonly rpc: Rpc;
+  private onStopped!: () => void;
+  readonly stopped = new Promise<void>((r) => (this.onStopped = r));
+
+  constructor(task: ServeTask, readonly commands: CommandTable, private readonly port: MessagePort) {
+    this.config = new Config(task.config);
+    this.runId = task.runId;
+    this.startedAt = task.startedAt;
+    this.workerIndex = task.workerIndex;
+    this.outputLimit = this.config.outputLimit();
+    this.rpc = new Rpc(port, (op, args) => this.onRequest(op, args));
+    port.on('message', (msg: PrimaryToWorker) => this.onMessage(msg));
+  }
+
+  log(line: string): void {
+    if (this.config.str('loglevel') !== 'nothing') process.stderr.write(`postresp worker ${this.workerIndex}: ${line}\n`);
+  }
+
+  private onMessage(msg: PrimaryToWorker): void {
+    if (this.rpc.handle(msg)) return;
+    if (msg.type === 'conn') this.adopt(msg);
+    else if (msg.type === 'config') this.applyConfig(msg.name, String(msg.value));
+  }
+
+  private adopt(msg: ConnMessage): void {
+    let socket: net.Socket;
+    try {
+      socket = new net.Socket({ fd: msg.fd, readable: true, writable: true });
+    } catch (e) {
+      this.log(`cannot adopt descriptor ${msg.fd}: ${(e as Error).message}`);
+      this.port.postMessage({ type: 'closed', id: msg.id });
+      return;
+    }
+    const local = msg.unix || isLoopback(socket.remoteAddress);
+    const client = new Client(msg.id, socket, this, this, local, msg.fd, msg.unix);
+    this.clients.set(msg.id, client);
+    this.stats.connectedClients = this.clients.size;
+  }
+
+  onClientClosed(client: Client): void {
+    if (this.clients.delete(client.id)) {
+      this.stats.connectedClients = this.clients.size;
+      try { this.port.postMessage({ type: 'closed', id: client.id }); } catch { /* primary gone */ }
+    }
+  }
+
+  private applyConfig(name: string, text: string): void {
+    this.config.set(name, text);
+    if (name === 'client-output-buffer-limit') this.outputLimit = this.config.outputLimit();
+    for (const c of this.clients.values()) {
+      if (name === 'proto-max-bulk-len') c.parser.limits.protoMaxBulkLen = this.config.int(name);
+      else if (name === 'client-query-buffer-limit') c.parser.limits.clientQueryBufferLimit = this.config.int(name);
+      else if (name === 'timeout' || name === 'tcp-keepalive') c.applyTimeouts();
+    }
+  }
+
+  record(spec: CommandSpec, started: bigint, result: Reply): void {
+    const s = this.stats;
+    s.totalCommands++;
+    let c = s.commands[spec.name];
+    if (c === undefined) c = s.commands[spec.name] = { calls: 0, usec: 0, rejected: 0, failed: 0 };
+    c.calls++;
+    c.usec += Number(process.hrtime.bigint() - started) / 1000;
+    if (result instanceof RespError) {
+      c.failed++;
+      s.failedCalls++;
+      this.countError(result);
+    }
+  }
+
+  countError(e: RespError): void {
+    const sp = e.text.indexOf(' ');
+    const code = sp > 0 ? e.text.slice(0, sp) : e.text;
+    this.stats.errorCodes[code] = (this.stats.errorCodes[code] ?? 0) + 1;
+  }
+
+  private async onRequest(op: string, args: unknown): Promise<unknown> {
+    switch (op) {
+      case 'clients': {
+        const out: [number, string][] = [];
+        for (const c of this.clients.values()) if (matchesFilter(c, args as ClientFilter | undefined)) out.push([c.id, c.describe()]);
+        return out;
+      }
+      case 'kill': {
+        let n = 0;
+        for (const c of [...this.clients.values()]) {
+          if (matchesFilter(c, args as ClientFilter)) { n++; c.destroy(); }
+        }
+        return n;
+      }
+      case 'stats':
+        return this.stats;
+      case 'reset-stats':
+        this.stats = { ...emptyStats(), connectedClients: this.clients.size };
+        return true;
+      case 'shutdown':
+        return this.stop((args as { timeoutMs: number }).timeoutMs);
+      default:
+        throw new Error(`unknown request ${op}`);
+    }
+  }
+
+  /** Finish what was read, flush, close every client (force after timeoutMs), end the task. */
+  async stop(timeoutMs: number): Promise<boolean> {
+    for (const c of this.clients.values()) c.finish();
+    const deadline = Date.now() + timeoutMs;
+    while (this.clients.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    for (const c of [...this.clients.values()]) c.destroy();
+    setImmediate(() => {
+      this.port.close();
+      this.onStopped();
+    });
+    return true;
+  }
+
+  // ServerContext, the cross-thread parts go through the primary
+  clientList(filter?: ClientFilter): Promise<string[]> {
+    return this.rpc.call<string[]>('client-list', filter);
+  }
+  killClients(filter: ClientFilter): Promise<number> {
+    return this.rpc.call<number>('client-kill', filter);
+  }
+  info(): Promise<InfoData> {
+    return this.rpc.call<InfoData>('info');
+  }
+  async configSet(pairs: [string, string][]): Promise<void> {
+    for (const [name, value] of pairs) this.applyConfig(name, value);
+    await this.rpc.call('config-set', pairs);
+  }
+  resetStats(): void {
+    this.stats = { ...emptyStats(), connectedClients: this.clients.size };
+    void this.rpc.call('reset-stats').catch(() => undefined);
+  }
+  async shutdown(): Promise<void> {
+    await this.rpc.call('shutdown');
+  }
+  crash(): void {
+    setImmediate(() => {
+      throw new Error('DEBUG PANIC: worker thread stopped on request');
+    });
+  }
+}
+
+function isLoopback(addr: string | undefined): boolean {
+  return addr === undefined || addr.startsWith('127.') || addr === '::1' || addr.startsWith('::ffff:127.');
+}
