@@ -6,6 +6,7 @@ import { envName, loadConfig } from './config/config';
 import { kOptions } from './config/options';
 import { PostrespError } from './errors';
 import { PrimaryServer } from './server';
+import { provisionStorage } from './storage/provision';
 import { kPostrespVersion, kRedisVersion } from './version';
 
 function usage(): string {
@@ -26,11 +27,13 @@ async function main(): Promise<void> {
   const log = (line: string) => {
     if (config.str('loglevel') !== 'nothing') process.stderr.write(`postresp: ${line}\n`);
   };
-  const server = new PrimaryServer(config, log);
-  let exiting = false;
+  const storage = await provisionStorage(config, log);
+  const server = new PrimaryServer(config, log, {
+    storage: { url: storage.url, startupOptions: storage.startupOptions, storageMode: storage.storageMode, schema: storage.schema },
+  });
+  // after the workers closed their clients and lanes: stop the embedded Postgres, then exit
+  server.onStopped.push(async () => { await storage.embedded?.stop(); });
   const stop = (reason: string) => {
-    if (exiting) return;
-    exiting = true;
     server.shutdown(reason).then(() => process.exit(0), (e: Error) => {
       log(`shutdown failed: ${e.message}`);
       process.exit(1);
@@ -38,12 +41,16 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-  const ready = await server.start();
-  server.onStopped.push(async () => { exiting = true; });
+  let ready: string;
+  try {
+    ready = await server.start();
+  } catch (e) {
+    await storage.embedded?.stop().catch(() => undefined);
+    throw e;
+  }
+  // SHUTDOWN from a client goes through server.shutdown too; exit once it is done
+  server.onStopped.push(async () => { setImmediate(() => process.exit(0)); });
   process.stdout.write(`${ready}\n`);
-  // SHUTDOWN from a client: the primary stops, then the process exits
-  const check = setInterval(() => undefined, 1 << 30);
-  server.onStopped.push(async () => { clearInterval(check); setImmediate(() => process.exit(0)); });
 }
 
 main().catch((e: unknown) => {

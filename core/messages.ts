@@ -29,6 +29,7 @@ export interface ServeTask {
   runId: string;
   startedAt: number;
   tcpPort: number;
+  storage: { url: string; startupOptions: string; storageMode: string; schema: string };
 }
 
 /** What each worker reports for INFO / CLIENT LIST aggregation. */

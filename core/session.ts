@@ -5,6 +5,7 @@
 import type { Config } from './config/config';
 import type { WorkerStats } from './messages';
 import type { CommandTable } from './commands/registry';
+import type { KeyStore } from './store';
 
 export interface ClientFilter {
   id?: number[];
@@ -27,6 +28,7 @@ export interface InfoData {
 export interface ServerContext {
   readonly config: Config;
   readonly commands: CommandTable;
+  readonly store: KeyStore;
   readonly runId: string;
   readonly startedAt: number;
   readonly workerIndex: number;

@@ -8,6 +8,9 @@ import { WorkerState } from './state';
 
 export default async function serve(task: ServeTask): Promise<void> {
   const state = new WorkerState(task, buildCommandTable(), task.port);
+  // a worker that cannot reach Postgres still serves (commands get an error saying so) and its
+  // lanes keep reconnecting; it does not hold up the others
+  await state.store.start().catch((e: Error) => state.log(`Postgres not reachable yet: ${e.message}`));
   task.port.postMessage({ type: 'ready' });
   await state.stopped;
 }

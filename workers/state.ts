@@ -13,6 +13,7 @@ import { Rpc } from '../core/rpc';
 import type { ClientFilter, InfoData, ServerContext } from '../core/session';
 import { Client } from './client';
 import { matchesFilter } from './client-filter';
+import { Store } from './storage/store';
 
 export function emptyStats(): WorkerStats {
   return {
@@ -27,6 +28,7 @@ export class WorkerState implements ServerContext {
   readonly startedAt: number;
   readonly workerIndex: number;
   readonly clients = new Map<number, Client>();
+  readonly store: Store;
   stats = emptyStats();
   outputLimit: OutputLimit;
   private readonly rpc: Rpc;
@@ -39,6 +41,13 @@ export class WorkerState implements ServerContext {
     this.startedAt = task.startedAt;
     this.workerIndex = task.workerIndex;
     this.outputLimit = this.config.outputLimit();
+    this.store = new Store(this.config.int('pg-connections'), {
+      url: task.storage.url,
+      startupOptions: task.storage.startupOptions,
+      maxCommands: () => this.config.int('batch-max-commands'),
+      maxBytes: () => this.config.int('batch-max-bytes'),
+      log: (line) => this.log(line),
+    });
     this.rpc = new Rpc(port, (op, args) => this.onRequest(op, args));
     port.on('message', (msg: PrimaryToWorker) => this.onMessage(msg));
   }
@@ -137,6 +146,7 @@ export class WorkerState implements ServerContext {
     const deadline = Date.now() + timeoutMs;
     while (this.clients.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     for (const c of [...this.clients.values()]) c.destroy();
+    await this.store.close();
     setImmediate(() => {
       this.port.close();
       this.onStopped();

@@ -15,12 +15,24 @@ import { debug } from './server/debug';
 import { info } from './server/info';
 import { shutdown } from './server/shutdown';
 import { time } from './server/time';
+import { del } from './keys/del';
+import { dbsize } from './keys/dbsize';
+import { exists } from './keys/exists';
+import { flushall, flushdb } from './keys/flush';
+import { get } from './string/get';
+import { decr, decrby, incr, incrby } from './string/incr';
+import { mget } from './string/mget';
+import { mset } from './string/mset';
+import { set } from './string/set';
 
 export const kConnectionCommands: CommandSpec[] = [auth, client, echo, hello, ping, quit, reset, select];
 export const kServerCommands: CommandSpec[] = [command, config, debug, info, shutdown, time];
 
+export const kStringCommands: CommandSpec[] = [get, set, mget, mset, incr, decr, incrby, decrby];
+export const kKeyCommands: CommandSpec[] = [del, exists, dbsize, flushdb, flushall];
+
 export function allCommands(): CommandSpec[] {
-  return [...kConnectionCommands, ...kServerCommands];
+  return [...kConnectionCommands, ...kServerCommands, ...kStringCommands, ...kKeyCommands];
 }
 
 export function buildCommandTable(): CommandTable {

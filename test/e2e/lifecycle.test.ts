@@ -97,7 +97,8 @@ describe('limits and lifecycle', () => {
       await a.waitClosed();
       assert.equal(await b.call('ECHO', 'still here'), 'still here');
       let info = '';
-      for (let i = 0; i < 100 && !/worker_restarts:1/.test(info); i++) {
+      // a replacement thread starts Node, loads the addon and connects its lanes: seconds under load
+      for (let i = 0; i < 400 && !/worker_restarts:1/.test(info); i++) {
         await new Promise((r) => setTimeout(r, 50));
         info = String(await b.call('INFO', 'server'));
       }

@@ -1,0 +1,11 @@
+/**
+ * DBSIZE — keys in the selected database (expired keys excluded).
+ * https://redis.io/commands/dbsize/
+ */
+import { defineCommand } from '../define';
+
+export const dbsize = defineCommand({
+  name: 'dbsize', arity: 1, flags: ['readonly', 'fast'], acl: ['keyspace', 'read', 'fast'],
+  group: 'server', summary: 'Returns the number of keys in the database.',
+  run: (s) => s.server.store.dbsize(s),
+});

@@ -1,0 +1,74 @@
+// Server settings of the embedded PostgreSQL, passed as `-c name=value` at every start so the
+// tuning always follows the code that runs (ALTER SYSTEM cannot override a command-line value;
+// use startEmbeddedPostgres({ settings }) instead). Workload: many short single-statement
+// transactions from a few pipelined lanes, point reads and batched upserts by primary key, on a
+// machine where Postgres itself is CPU-bound near 1.8 of 2 cores (ARCHITECTURE.md).
+import os from 'node:os';
+
+const kMiB = 1024 * 1024;
+
+// 1/8 of RAM, clamped to 128 MiB..1 GiB. 1M keys of 1 KiB are ~1.6 GB of heap (5 rows per
+// page at fillfactor 70), so 1 GiB keeps the hot part of a benchmark keyspace in shared buffers
+// while leaving the rest of RAM to the OS cache (Postgres double-buffers through it) and to the
+// Node workers. The segment is an anonymous mmap faulted in lazily: an idle test server costs
+// only what it touched.
+export function sharedBuffersMiB(totalBytes = os.totalmem()): number {
+  return Math.min(1024, Math.max(128, Math.floor(totalBytes / 8 / kMiB)));
+}
+
+export function serverSettings(socketDir: string): Record<string, string> {
+  return {
+    listen_addresses: '127.0.0.1', // embedded means local only; remote use goes through --pg-url
+    // Unix socket in the data folder (not /tmp): no clash with a system Postgres on 5432, and
+    // removed with the folder. '' when the path would pass the 107-byte sun_path limit.
+    unix_socket_directories: socketDir,
+    shared_buffers: `${sharedBuffersMiB()}MB`,
+    // Lanes per worker × workers (2–8 × 4–8 measured useful) + primary + 2 concurrent test files
+    // each opening their own pools. Every slot costs ~10 KB of shared memory until used.
+    max_connections: '200',
+    // Batched upserts of 1 KiB values wrote 1.5 KB of WAL per row here (16-row batches, random
+    // keys, right after a checkpoint, full-page images included): ~135 MB/s at ARCHITECTURE.md's
+    // ~90k rows/s, so the default 1 GB would force a checkpoint every ~8 s, each restarting
+    // full-page images. 2 GB halves that while keeping replay after kill -9 to seconds
+    // (durability tests restart right after killing the server).
+    max_wal_size: '2GB',
+    min_wal_size: '256MB', // recycle segments instead of creating them during bursts
+    checkpoint_timeout: '15min', // time-triggered checkpoints rarely matter next to WAL volume
+    checkpoint_completion_target: '0.9', // spread checkpoint writes: no I/O cliff under load
+    // logged-async acknowledges before the WAL flush; the loss window after a crash is ~3 ×
+    // wal_writer_delay. 20 ms bounds it near 60 ms (default 200 ms: ~600 ms) for at most 50
+    // walwriter flushes/s, and the walwriter hibernates when idle.
+    wal_writer_delay: '20ms',
+    // Also flush when 1 MB is pending inside one delay: above ~50 MB/s of async WAL this keeps each
+    // fsync short instead of letting 2+ MB of dirty WAL pile up per 20 ms tick (the default, said
+    // explicitly so the pair is documented together).
+    wal_writer_flush_after: '1MB',
+    // Durability is decided per session (sessionSettings in schema.ts): `logged` sessions set
+    // synchronous_commit = on, `logged-async` off. The server default stays on (safe default for
+    // anything else that connects). fsync and full_page_writes stay on: the durability tests
+    // kill -9 the server and expect every acknowledged `logged` write back.
+    synchronous_commit: 'on',
+    fsync: 'on',
+    full_page_writes: 'on',
+    // Point lookups and batched upserts gain nothing from parallel plans; on 2 cores a parallel
+    // worker only steals CPU from the backends serving other lanes.
+    max_parallel_workers_per_gather: '0',
+    // JIT compiles a query in 10–100 ms when its cost passes 100k; a large batched unnest could
+    // cross that, and no statement of ours runs long enough to win it back.
+    jit: 'off',
+    // Log to files in <data>/log, rotated daily by weekday name (7 files, each truncated on reuse),
+    // written by the collector so logging survives the death of the PostRESP process.
+    logging_collector: 'on',
+    log_directory: 'log',
+    log_filename: 'postgresql-%a.log',
+    log_truncate_on_rotation: 'on',
+    log_rotation_age: '1d',
+    log_rotation_size: '0',
+  };
+}
+
+// `-c name=value` pairs for the postgres command line, defaults first, overrides last.
+export function settingsArgs(socketDir: string, overrides: Record<string, string> = {}): string[] {
+  const all = { ...serverSettings(socketDir), ...overrides };
+  return Object.entries(all).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+}

@@ -1,0 +1,143 @@
+// Versioned schema migrations, run by the primary at start (ARCHITECTURE.md "Storage").
+//
+//   BEGIN
+//   pg_advisory_xact_lock(hash('postresp.migrate:' || schema))  ← a second PostRESP starting now
+//   schema + meta exist? create them (meta stays LOGGED)           waits here, then sees the
+//   schema_version > ours → POSTRESP_ERR_SCHEMA_VERSION            committed result
+//   storage_mode differs  → POSTRESP_ERR_STORAGE_MODE, or convert
+//   apply migrations schema_version+1 … kSchemaVersion
+//   COMMIT                                                         (DDL is transactional)
+import type pg from 'pg';
+import { connectClient, mapPgError } from './connect';
+import { PostgresSetupError } from './errors';
+import { quoteIdent, StorageMode, validateSchemaName, validateStorageMode } from './schema';
+
+interface Migration {
+  version: number;
+  name: string;
+  // s: quoted schema; persistence: 'UNLOGGED ' or '' for every data table it creates.
+  statements(s: string, persistence: string): string[];
+}
+
+export const kMigrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'kv: one row per key',
+    statements: (s, persistence) => [
+      // fillfactor 70 leaves room on each page for the new version of an updated row, so
+      // overwrites stay HOT (same page, no index insert).
+      `CREATE ${persistence}TABLE ${s}.kv (
+         db smallint NOT NULL,
+         key bytea NOT NULL,
+         type smallint NOT NULL DEFAULT 0,
+         value bytea,
+         expires_at bigint NULL,
+         version bigint NOT NULL DEFAULT 1,
+         PRIMARY KEY (db, key)
+       ) WITH (fillfactor = 70)`,
+      // For the expiry sweeper; partial, so keys without a TTL are not in it. HOT cost, measured
+      // here (20k keys × 10 batched upserts of 1 KiB, docs/postgres.md): overwrites that keep
+      // expires_at (plain SET on a key without TTL) stay 85% HOT with or without this index;
+      // overwrites that change it (SET … EX, which refreshes the TTL) fall from 85% to 0% HOT,
+      // the indexes grow 0.9 → 3.1 MB and rows/s drop 1.1–2.2× (noisy, shared machine): a
+      // changed indexed column forbids HOT. A BRIN index keeps 85% (summarizing indexes allow HOT
+      // since PG 16) but cannot find scattered expiries; an index-free sweeper would scan ctid
+      // ranges instead.
+      `CREATE INDEX kv_expires_at ON ${s}.kv (expires_at) WHERE expires_at IS NOT NULL`,
+    ],
+  },
+];
+
+export const kSchemaVersion = kMigrations[kMigrations.length - 1]!.version;
+
+export interface MigrateOptions {
+  schema: string;
+  storageMode: StorageMode;
+  convertStorageMode: boolean;
+}
+
+export interface MigrateResult {
+  schemaVersion: number;
+  storageMode: StorageMode;
+  created: boolean; // this call created the keyspace
+  convertedFrom?: StorageMode; // set when this call changed the recorded mode
+}
+
+export async function migrate(url: string, opts: MigrateOptions): Promise<MigrateResult> {
+  const schema = validateSchemaName(opts.schema);
+  const mode = validateStorageMode(opts.storageMode);
+  const client = await connectClient(url);
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`postresp.migrate:${schema}`]);
+    const result = await migrateLocked(client, schema, mode, opts.convertStorageMode);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw mapPgError(err, url, `migrating schema "${schema}" on`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function migrateLocked(c: pg.Client, schema: string, mode: StorageMode, convert: boolean): Promise<MigrateResult> {
+  const s = quoteIdent(schema);
+  // Look before CREATE SCHEMA IF NOT EXISTS: that checks CREATE on the database even when the
+  // schema exists, which a least-privilege role given an existing schema does not have.
+  const exists = await c.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+  if (exists.rowCount === 0) await c.query(`CREATE SCHEMA ${s}`);
+  const meta = await c.query<{ ok: boolean }>('SELECT to_regclass($1) IS NOT NULL AS ok', [`${s}.meta`]);
+  const created = !meta.rows[0]!.ok;
+  if (created) {
+    // Always LOGGED, even in unlogged mode: after a crash the data may be gone, but the
+    // recorded mode and version must not be.
+    await c.query(`CREATE TABLE ${s}.meta (key text PRIMARY KEY, value text)`);
+    await c.query(`INSERT INTO ${s}.meta VALUES ('schema_version', '0'), ('storage_mode', $1)`, [mode]);
+  }
+  const rows = (await c.query<{ key: string; value: string }>(`SELECT key, value FROM ${s}.meta`)).rows;
+  const recorded = new Map(rows.map((r) => [r.key, r.value]));
+  const current = Number(recorded.get('schema_version') ?? '0');
+  const recordedMode = (recorded.get('storage_mode') ?? mode) as StorageMode;
+  if (current > kSchemaVersion) {
+    throw new PostgresSetupError('POSTRESP_ERR_SCHEMA_VERSION', `schema "${schema}" is at version ${current}, ` +
+      `newer than this PostRESP understands (${kSchemaVersion}): upgrade PostRESP, or use another --schema`);
+  }
+  let convertedFrom: StorageMode | undefined;
+  if (recordedMode !== mode) {
+    await convertMode(c, schema, recordedMode, mode, convert);
+    convertedFrom = recordedMode;
+  }
+  const persistence = mode === 'unlogged' ? 'UNLOGGED ' : '';
+  for (const m of kMigrations.filter((x) => x.version > current)) {
+    for (const sql of m.statements(s, persistence)) await c.query(sql);
+  }
+  if (current < kSchemaVersion) {
+    await c.query(`UPDATE ${s}.meta SET value = $1 WHERE key = 'schema_version'`, [String(kSchemaVersion)]);
+  }
+  return { schemaVersion: kSchemaVersion, storageMode: mode, created, ...(convertedFrom ? { convertedFrom } : {}) };
+}
+
+// logged ↔ logged-async differ only in the sessions' synchronous_commit: the recorded mode
+// changes, no table is touched. To or from unlogged, every data table is rewritten under an
+// ACCESS EXCLUSIVE lock (SET LOGGED also writes the whole table to WAL): other instances on
+// this schema block until it commits.
+async function convertMode(c: pg.Client, schema: string, from: StorageMode, to: StorageMode, convert: boolean): Promise<void> {
+  const rewrite = (from === 'unlogged') !== (to === 'unlogged');
+  if (!convert) {
+    throw new PostgresSetupError('POSTRESP_ERR_STORAGE_MODE', `the keyspace in schema "${schema}" uses storage mode ` +
+      `'${from}' but '${to}' was requested: start with --storage-mode ${from}, or add --convert-storage-mode to ` +
+      (rewrite ? `convert it (rewrites every table: ALTER TABLE … SET ${to === 'unlogged' ? 'UNLOGGED' : 'LOGGED'})`
+        : 'switch it (only the recorded mode changes)'));
+  }
+  const s = quoteIdent(schema);
+  if (rewrite) {
+    const tables = await c.query<{ relname: string }>(
+      `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname <> 'meta' ORDER BY c.relname`, [schema]);
+    for (const { relname } of tables.rows) {
+      await c.query(`ALTER TABLE ${s}."${relname.replace(/"/g, '""')}" SET ${to === 'unlogged' ? 'UNLOGGED' : 'LOGGED'}`);
+    }
+  }
+  await c.query(`UPDATE ${s}.meta SET value = $1 WHERE key = 'storage_mode'`, [to]);
+}

@@ -1,0 +1,231 @@
+/**
+ * A lane: one Postgres connection (node-postgres pipeline mode) with an ordered queue.
+ *
+ *   submit ─▶ [queue] ──lane free?──▶ take ≤ batch-max-commands / -bytes ops
+ *                                       cut into runs: [R R R][W W][S][R] …
+ *                                       one statement per run, all pipelined, in order
+ *                                       ◀── results: resolve each op, take the next batch
+ *
+ * While a batch is in flight new ops queue, so light load gives batches of one (lowest latency)
+ * and heavy load gives large batches with one commit each (group commit). Dispatch waits for
+ * setImmediate so every client whose data arrived in this event-loop turn joins the batch.
+ */
+import pg from 'pg';
+import { Err, wrongTypeOrNull } from './replies';
+import { OpKind, opBytes, type Op, type ReadOp, type WriteOp } from './ops';
+import { kSql } from './statements';
+import { byteaArray, int2Array, int8, int8Array } from './pg-binary';
+import { kOk } from '../../core/shared-replies';
+import { RespError, type Reply } from '../../core/reply';
+
+export interface LaneOptions {
+  url: string;
+  /** libpq `options`: search_path, synchronous_commit, jit */
+  startupOptions: string;
+  maxCommands: () => number;
+  maxBytes: () => number;
+  log: (line: string) => void;
+}
+
+export interface LaneStats { batches: number; ops: number; statements: number; errors: number; reconnects: number }
+
+const kBackoffMs = [50, 100, 200, 500, 1000, 2000];
+
+export class Lane {
+  private queue: Op[] = [];
+  private busy = false;
+  private scheduled = false;
+  private client: pg.Client | undefined;
+  private connecting: Promise<void> | undefined;
+  private lastError: string | undefined;
+  private failures = 0;
+  private closed = false;
+  readonly stats: LaneStats = { batches: 0, ops: 0, statements: 0, errors: 0, reconnects: 0 };
+  /** batch sizes in ops, for /metrics and INFO */
+  readonly batchSizes = new Map<number, number>();
+
+  constructor(private readonly opts: LaneOptions) {}
+
+  start(): Promise<void> {
+    return this.connect();
+  }
+
+  submit(op: Op): void {
+    if (this.client === undefined && this.lastError !== undefined && this.connecting === undefined) {
+      // Postgres is down: answer at once, never hang; a reconnect attempt is already scheduled
+      op.resolve(Err.storage(this.lastError));
+      return;
+    }
+    this.queue.push(op);
+    if (!this.busy && !this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.dispatch);
+    }
+  }
+
+  private connect(): Promise<void> {
+    if (this.connecting) return this.connecting;
+    const client = new pg.Client({ connectionString: this.opts.url, options: this.opts.startupOptions, pipeline: true } as pg.ClientConfig);
+    this.connecting = client.connect().then(() => {
+      client.on('error', (e: Error) => this.lost(client, e));
+      client.on('end', () => this.lost(client, new Error('connection ended')));
+      this.client = client;
+      this.lastError = undefined;
+      this.failures = 0;
+      this.connecting = undefined;
+      if (this.queue.length > 0 && !this.busy) setImmediate(this.dispatch);
+    }, (e: Error) => {
+      this.connecting = undefined;
+      this.lastError = e.message;
+      this.failAll(e.message);
+      this.retry();
+      throw e;
+    });
+    return this.connecting;
+  }
+
+  private lost(client: pg.Client, e: Error): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.lastError = e.message;
+    this.stats.errors++;
+    this.opts.log(`Postgres connection lost: ${e.message}; reconnecting`);
+    client.end().catch(() => undefined);
+    this.failAll(e.message);
+    this.retry();
+  }
+
+  private retry(): void {
+    if (this.closed) return;
+    const delay = kBackoffMs[Math.min(this.failures++, kBackoffMs.length - 1)];
+    setTimeout(() => {
+      if (this.closed || this.client || this.connecting) return;
+      this.stats.reconnects++;
+      this.connect().catch(() => undefined);
+    }, delay).unref();
+  }
+
+  private failAll(message: string): void {
+    const q = this.queue;
+    this.queue = [];
+    for (const op of q) op.resolve(Err.storage(message));
+  }
+
+  private readonly dispatch = (): void => {
+    this.scheduled = false;
+    if (this.busy || this.queue.length === 0) return;
+    const client = this.client;
+    if (client === undefined) return; // connect() dispatches once connected, or fails the queue
+    const batch = this.take();
+    this.busy = true;
+    this.stats.batches++;
+    this.stats.ops += batch.length;
+    this.batchSizes.set(batch.length, (this.batchSizes.get(batch.length) ?? 0) + 1);
+    const pending: Promise<void>[] = [];
+    let i = 0;
+    while (i < batch.length) {
+      const kind = batch[i].kind;
+      let j = i + 1;
+      if (kind !== OpKind.Stmt) while (j < batch.length && batch[j].kind === kind) j++;
+      pending.push(this.runOps(client, batch, i, j));
+      i = j;
+    }
+    this.stats.statements += pending.length;
+    Promise.all(pending).then(() => {
+      this.busy = false;
+      if (this.queue.length > 0) this.dispatch();
+    });
+  };
+
+  private take(): Op[] {
+    const maxOps = this.opts.maxCommands();
+    const maxBytes = this.opts.maxBytes();
+    let n = 0;
+    let bytes = 0;
+    while (n < this.queue.length && n < maxOps) {
+      bytes += opBytes(this.queue[n]);
+      n++;
+      if (bytes >= maxBytes) break;
+    }
+    const batch = n === this.queue.length ? this.queue : this.queue.slice(0, n);
+    this.queue = n === this.queue.length ? [] : this.queue.slice(n);
+    return batch;
+  }
+
+  private runOps(client: pg.Client, batch: Op[], from: number, to: number): Promise<void> {
+    const first = batch[from];
+    const now = Date.now();
+    let query: pg.QueryConfig;
+    let done: (rows: unknown[][]) => void;
+    if (first.kind === OpKind.Read) {
+      const ops = batch.slice(from, to) as ReadOp[];
+      const dbs: number[] = [];
+      const keys: Buffer[] = [];
+      for (const op of ops) for (const k of op.keys) { dbs.push(op.db); keys.push(k); }
+      query = { name: kSql.read.name, text: kSql.read.text, values: [int2Array(dbs), byteaArray(keys), int8(now)] };
+      done = (rows) => resolveReads(ops, rows, keys.length);
+    } else if (first.kind === OpKind.Write) {
+      const ops = batch.slice(from, to) as WriteOp[];
+      query = { name: kSql.write.name, text: kSql.write.text, values: writeArrays(ops) };
+      done = () => { for (const op of ops) op.resolve(kOk); };
+    } else {
+      query = { name: first.stmt.name, text: first.stmt.text, values: first.values };
+      done = (rows) => first.resolve(first.map(rows));
+    }
+    (query as pg.QueryArrayConfig).rowMode = 'array';
+    return client.query(query as pg.QueryArrayConfig).then(
+      (res) => done(res.rows),
+      (e: Error & { code?: string }) => {
+        this.stats.errors++;
+        // a statement error (SQLSTATE) fails this run only; connection errors are handled by lost()
+        const reply = e.code ? new RespError(`ERR PostgreSQL error ${e.code}: ${e.message}`) : Err.storage(e.message);
+        for (let k = from; k < to; k++) batch[k].resolve(reply);
+      });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.failAll('server shutting down');
+    await this.client?.end().catch(() => undefined);
+    this.client = undefined;
+  }
+}
+
+function resolveReads(ops: ReadOp[], rows: unknown[][], total: number): void {
+  const found: Reply[] = new Array(total).fill(null);
+  for (const r of rows) {
+    const i = (r[0] as number) - 1;
+    found[i] = (r[1] as number) === 0 ? (r[2] as Buffer) : wrongTypeOrNull;
+  }
+  let at = 0;
+  for (const op of ops) {
+    if (!op.multi) {
+      const v = found[at++];
+      op.resolve(v === wrongTypeOrNull ? Err.wrongType : v);
+      continue;
+    }
+    const out: Reply[] = new Array(op.keys.length);
+    for (let k = 0; k < op.keys.length; k++, at++) out[k] = found[at] === wrongTypeOrNull ? null : found[at];
+    op.resolve(out);
+  }
+}
+
+/** Last write wins per (db, key) within the run; rows sorted by (db, key) so concurrent lanes lock in one order. */
+function writeArrays(ops: WriteOp[]): unknown[] {
+  const rows = new Map<string, { db: number; key: Buffer; value: Buffer; exp: number | null }>();
+  for (const op of ops) {
+    for (let i = 0; i < op.kv.length; i += 2) {
+      const key = op.kv[i];
+      const id = `${op.db}:${key.toString('latin1')}`;
+      rows.delete(id);
+      rows.set(id, { db: op.db, key, value: op.kv[i + 1], exp: op.exp });
+    }
+  }
+  const sorted = [...rows.values()].sort((a, b) => a.db - b.db || Buffer.compare(a.key, b.key));
+  return [
+    int2Array(sorted.map((r) => r.db)),
+    byteaArray(sorted.map((r) => r.key)),
+    byteaArray(sorted.map((r) => r.value)),
+    int8Array(sorted.map((r) => r.exp)),
+  ];
+}

@@ -1,0 +1,32 @@
+/** Operations a lane queues. Runs of consecutive Read or Write ops become one statement each. */
+import type { Reply } from '../../core/reply';
+import type { Statement } from './statements';
+
+export const enum OpKind { Read, Write, Stmt }
+
+export type Resolve = (r: Reply) => void;
+
+/** GET (multi=false: WRONGTYPE on another type) or MGET (multi=true: nil for other types) */
+export interface ReadOp { kind: OpKind.Read; db: number; keys: Buffer[]; multi: boolean; resolve: Resolve }
+
+/** plain SET, SET with an absolute expiry, MSET: `kv` is key, value, key, value… */
+export interface WriteOp { kind: OpKind.Write; db: number; kv: Buffer[]; exp: number | null; resolve: Resolve }
+
+/** a statement of its own (exact, order-dependent commands) */
+export interface StmtOp {
+  kind: OpKind.Stmt;
+  stmt: Statement;
+  values: unknown[];
+  map: (rows: unknown[][]) => Reply;
+  resolve: Resolve;
+}
+
+export type Op = ReadOp | WriteOp | StmtOp;
+
+export function opBytes(op: Op): number {
+  let n = 16;
+  if (op.kind === OpKind.Read) for (const k of op.keys) n += k.length;
+  else if (op.kind === OpKind.Write) for (const b of op.kv) n += b.length;
+  else for (const v of op.values) n += Buffer.isBuffer(v) ? v.length : 8;
+  return n;
+}

@@ -1,0 +1,10 @@
+/** Storage errors in Redis's form, plus the marker for "exists with another type". */
+import { RespError } from '../../core/reply';
+import { Err as Base } from '../../core/resp-errors';
+
+export const wrongTypeOrNull = new RespError('WRONGTYPE (marker)');
+
+export const Err = {
+  ...Base,
+  storage: (detail: string) => new RespError(`ERR PostgreSQL unavailable: ${detail.replace(/\s+/g, ' ')}`),
+};

@@ -1,0 +1,101 @@
+/**
+ * The worker's KeyStore: `--pg-connections` lanes; each client is pinned to one lane (by id), so
+ * its commands execute in the order it sent them.
+ */
+import { SetCond, type KeyStore, type SetRequest } from '../../core/store';
+import type { Reply } from '../../core/reply';
+import type { Session } from '../../core/session';
+import { kOk } from '../../core/shared-replies';
+import { Lane, type LaneOptions } from './lane';
+import { OpKind, type Op } from './ops';
+import { Err } from './replies';
+import { kSql } from './statements';
+import { byteaArray, int2Array, int8 } from './pg-binary';
+
+export class Store implements KeyStore {
+  readonly lanes: Lane[];
+
+  constructor(count: number, opts: LaneOptions) {
+    this.lanes = Array.from({ length: count }, () => new Lane(opts));
+  }
+
+  async start(): Promise<void> {
+    await Promise.all(this.lanes.map((l) => l.start()));
+  }
+
+  close(): Promise<void[]> {
+    return Promise.all(this.lanes.map((l) => l.close()));
+  }
+
+  private submit(s: Session, make: (resolve: (r: Reply) => void) => Op): Promise<Reply> {
+    const lane = this.lanes[s.id % this.lanes.length];
+    return new Promise((resolve) => lane.submit(make(resolve)));
+  }
+
+  get(s: Session, key: Buffer): Promise<Reply> {
+    return this.submit(s, (resolve) => ({ kind: OpKind.Read, db: s.db, keys: [key], multi: false, resolve }));
+  }
+
+  mget(s: Session, keys: Buffer[]): Promise<Reply> {
+    return this.submit(s, (resolve) => ({ kind: OpKind.Read, db: s.db, keys, multi: true, resolve }));
+  }
+
+  set(s: Session, key: Buffer, req: SetRequest): Promise<Reply> {
+    if (req.cond === SetCond.None && !req.keepTtl && !req.get) {
+      return this.submit(s, (resolve) => ({ kind: OpKind.Write, db: s.db, kv: [key, req.value], exp: req.expiresAt, resolve }));
+    }
+    const values = [String(s.db), key, req.value, req.expiresAt === null ? null : int8(req.expiresAt),
+      String(req.cond), req.keepTtl ? 'true' : 'false', req.get ? 'true' : 'false', int8(Date.now())];
+    return this.submit(s, (resolve) => ({
+      kind: OpKind.Stmt, stmt: kSql.setCond, values, resolve,
+      map(rows): Reply {
+        const status = rows[0][0] as number;
+        if (status === 2) return Err.wrongType;
+        if (req.get) return (rows[0][1] as Buffer | null) ?? null;
+        return status === 1 ? kOk : null;
+      },
+    }));
+  }
+
+  mset(s: Session, kv: Buffer[]): Promise<Reply> {
+    return this.submit(s, (resolve) => ({ kind: OpKind.Write, db: s.db, kv, exp: null, resolve }));
+  }
+
+  private keyStmt(s: Session, stmt: typeof kSql.del, keys: Buffer[]): Promise<Reply> {
+    const values = [int2Array(keys.map(() => s.db)), byteaArray(keys), int8(Date.now())];
+    return this.submit(s, (resolve) => ({ kind: OpKind.Stmt, stmt, values, resolve, map: (rows) => rows[0][0] as number }));
+  }
+
+  del(s: Session, keys: Buffer[]): Promise<Reply> {
+    return this.keyStmt(s, kSql.del, keys);
+  }
+
+  exists(s: Session, keys: Buffer[]): Promise<Reply> {
+    return this.keyStmt(s, kSql.exists, keys);
+  }
+
+  incrBy(s: Session, key: Buffer, delta: bigint): Promise<Reply> {
+    const values = [String(s.db), key, int8(delta), int8(Date.now())];
+    return this.submit(s, (resolve) => ({
+      kind: OpKind.Stmt, stmt: kSql.incrBy, values, resolve,
+      map(rows): Reply {
+        const status = rows[0][0] as number;
+        if (status === 2) return Err.wrongType;
+        if (status === 3) return Err.notInteger;
+        if (status === 4) return Err.overflow;
+        return BigInt(rows[0][1] as string);
+      },
+    }));
+  }
+
+  dbsize(s: Session): Promise<Reply> {
+    const values = [String(s.db), int8(Date.now())];
+    return this.submit(s, (resolve) => ({ kind: OpKind.Stmt, stmt: kSql.dbsize, values, resolve, map: (rows) => rows[0][0] as number }));
+  }
+
+  flush(s: Session, db: number | null): Promise<Reply> {
+    const stmt = db === null ? kSql.flushall : kSql.flushdb;
+    const values = db === null ? [] : [String(db)];
+    return this.submit(s, (resolve) => ({ kind: OpKind.Stmt, stmt, values, resolve, map: () => kOk }));
+  }
+}
