@@ -7,6 +7,8 @@ import { kOptions } from './config/options';
 import { PostrespError } from './errors';
 import { PrimaryServer } from './server';
 import { provisionStorage } from './storage/provision';
+import { PrimaryPg } from './storage/primary-pg';
+import { KeyspaceInfo } from './storage/keyspace-info';
 import { kPostrespVersion, kRedisVersion } from './version';
 
 function usage(): string {
@@ -31,8 +33,18 @@ async function main(): Promise<void> {
   const server = new PrimaryServer(config, log, {
     storage: { url: storage.url, startupOptions: storage.startupOptions, storageMode: storage.storageMode, schema: storage.schema },
   });
+  const primaryPg = new PrimaryPg(storage.url, storage.startupOptions);
+  const keyspace = new KeyspaceInfo(primaryPg);
+  server.infoSections = async () => ({
+    persistence: [['postresp_storage_mode', storage.storageMode], ['postresp_schema', storage.schema],
+      ['postresp_postgres', storage.source.replace(/\s+/g, ' ')], ['postresp_postgres_version', storage.serverVersion]],
+    keyspace: await keyspace.keyspace(),
+  });
   // after the workers closed their clients and lanes: stop the embedded Postgres, then exit
-  server.onStopped.push(async () => { await storage.embedded?.stop(); });
+  server.onStopped.push(async () => {
+    await primaryPg.close();
+    await storage.embedded?.stop();
+  });
   const stop = (reason: string) => {
     server.shutdown(reason).then(() => process.exit(0), (e: Error) => {
       log(`shutdown failed: ${e.message}`);

@@ -13,8 +13,8 @@ import type { ReplyWriter } from '../protocol/writer';
 export class RespError {
   readonly bytes: Buffer;
   constructor(readonly text: string) {
-    // Redis strips CR/LF from error texts so one error can never break the framing.
-    this.bytes = Buffer.from(`-${text.replace(/[\r\n]+/g, ' ')}\r\n`);
+    // Redis turns each CR and LF of an error text into a space so no error can break the framing
+    this.bytes = Buffer.from(`-${text.replace(/[\r\n]/g, ' ')}\r\n`);
   }
 }
 export class Raw {

@@ -11,6 +11,7 @@ export const Err = {
   overflow: new RespError('ERR increment or decrement would overflow'),
   wrongType: new RespError('WRONGTYPE Operation against a key holding the wrong kind of value'),
   dbIndex: new RespError('ERR DB index is out of range'),
+  notInt32: new RespError('ERR value is out of range, value must between -2147483648 and 2147483647'),
   noAuth: new RespError('NOAUTH Authentication required.'),
   wrongPass: new RespError('WRONGPASS invalid username-password pair or user is disabled.'),
   noPasswordSet: new RespError(
@@ -43,11 +44,17 @@ export function unknownCommand(argv: Buffer[]): RespError {
   let args = '';
   for (let i = 1; i < argv.length && args.length < 128; i++) {
     const left = 128 - args.length;
-    args += `'${argv[i].toString('latin1', 0, Math.min(argv[i].length, left))}' `;
+    args += `'${cString(argv[i].toString('latin1', 0, Math.min(argv[i].length, left)))}' `;
   }
   return new RespError(
-    `ERR unknown command '${clip(argv[0].toString('latin1'))}', with args beginning with: ${args}`,
+    `ERR unknown command '${clip(cString(argv[0].toString('latin1')))}', with args beginning with: ${args}`,
   );
+}
+
+/** Redis formats these with %s: an argument ends at its first NUL byte */
+function cString(s: string): string {
+  const nul = s.indexOf('\0');
+  return nul < 0 ? s : s.slice(0, nul);
 }
 
 function clip(s: string): string {

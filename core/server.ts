@@ -29,6 +29,8 @@ export class PrimaryServer {
   private nextClientId = 1;
   private stopping: Promise<void> | undefined;
   tcpPort = 0;
+  /** INFO sections the storage adds (persistence, keyspace) */
+  infoSections: (() => Promise<Record<string, [string, string | number][]>>) | undefined;
   /** called after clients are closed, before exit (stops storage) */
   onStopped: Array<() => Promise<void>> = [];
 
@@ -119,8 +121,13 @@ export class PrimaryServer {
         const counts = await this.pool.gather<number>('kill', args);
         return counts.reduce((a, b) => a + b, 0);
       }
-      case 'info':
-        return { workers: await this.pool.stats(), primary: this.infoData() };
+      case 'info': {
+        const [workers, sections] = await Promise.all([
+          this.pool.stats(),
+          this.infoSections?.().catch((e: Error) => ({ persistence: [['postresp_storage_error', e.message.replace(/\s+/g, ' ')]] })),
+        ]);
+        return { workers, primary: this.infoData(), sections };
+      }
       case 'config-set': {
         for (const [name, value] of args as [string, string][]) {
           this.config.set(name, value);

@@ -8,5 +8,6 @@ napi_value postresp_throw(napi_env env, const char *code, const char *message) {
 
 NAPI_MODULE_INIT() {
   if (postresp_init_fd(env, exports) != napi_ok) return NULL;
+  if (postresp_init_pg(env, exports) != napi_ok) return NULL;
   return exports;
 }

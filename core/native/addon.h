@@ -7,6 +7,8 @@
 #include <node_api.h>
 
 napi_status postresp_init_fd(napi_env env, napi_value exports);
+/* pg.c: class PgConn (nonblocking libpq in pipeline mode) and libpqVersion. */
+napi_status postresp_init_pg(napi_env env, napi_value exports);
 
 /* Throws a JS Error with a stable code and returns NULL, for use as `return throw_code(...)`. */
 napi_value postresp_throw(napi_env env, const char *code, const char *message);

@@ -170,3 +170,24 @@ describe('binary safety and expiry', () => {
     c.close();
   });
 });
+
+describe('INFO storage sections', () => {
+  it('reports the storage mode and per-db key counts', async () => {
+    const c = await RawClient.connect(server.port);
+    await c.call('FLUSHALL');
+    await c.call('MSET', 'a', '1', 'b', '2');
+    await c.call('SET', 'c', '3', 'EX', '1000');
+    await c.call('SELECT', '5');
+    await c.call('SET', 'x', '1');
+    // INFO keyspace is cached for one second: wait it out
+    await new Promise((r) => setTimeout(r, 1100));
+    const text = String(await c.call('INFO', 'keyspace'));
+    assert.match(text, /^# Keyspace\r\n/);
+    assert.match(text, /\r\ndb0:keys=3,expires=1,avg_ttl=\d+/);
+    assert.match(text, /\r\ndb5:keys=1,expires=0,avg_ttl=0/);
+    const persistence = String(await c.call('INFO', 'persistence'));
+    assert.match(persistence, /\r\npostresp_storage_mode:logged\r\n/);
+    assert.match(persistence, /\r\nloading:0\r\n/);
+    c.close();
+  });
+});

@@ -12,10 +12,14 @@ import { defineCommand } from '../define';
 import { expireAt, type ExpireUnit } from '../expiry';
 import { kOneKey } from '../spec';
 
-/** Parses SET's options (argv[3…]); returns the request or the error to reply with. */
+/**
+ * Parses SET's options (argv[3…]); returns the request or the error to reply with. Like Redis,
+ * every option is checked for syntax first; only then is the (last) expire value validated.
+ */
 export function parseSet(argv: Buffer[]): SetRequest | RespError {
   const req: SetRequest = { value: argv[2], expiresAt: null, cond: SetCond.None, keepTtl: false, get: false };
   let expiry: ExpireUnit | undefined;
+  let expiryArg: Buffer | undefined;
   for (let i = 3; i < argv.length; i++) {
     const o = lower(argv[i]);
     const hasNext = i + 1 < argv.length;
@@ -26,10 +30,13 @@ export function parseSet(argv: Buffer[]): SetRequest | RespError {
     else if ((o === 'ex' || o === 'px' || o === 'exat' || o === 'pxat') && !req.keepTtl &&
       (expiry === undefined || expiry === o) && hasNext) {
       expiry = o;
-      const at = expireAt(o, argv[++i], 'set');
-      if (at instanceof RespError) return at;
-      req.expiresAt = at;
+      expiryArg = argv[++i];
     } else return Err.syntax;
+  }
+  if (expiry !== undefined) {
+    const at = expireAt(expiry, expiryArg!, 'set');
+    if (at instanceof RespError) return at;
+    req.expiresAt = at;
   }
   return req;
 }
