@@ -9,6 +9,8 @@ import { PrimaryServer } from './server';
 import { provisionStorage } from './storage/provision';
 import { PrimaryPg } from './storage/primary-pg';
 import { KeyspaceInfo } from './storage/keyspace-info';
+import { AdminHttp } from './admin-http';
+import { mergeCommands, mergeErrors } from './metrics/aggregate';
 import { kPostrespVersion, kRedisVersion } from './version';
 
 function usage(): string {
@@ -59,6 +61,32 @@ async function main(): Promise<void> {
   } catch (e) {
     await storage.embedded?.stop().catch(() => undefined);
     throw e;
+  }
+  const httpPort = config.int('http-port');
+  if (httpPort !== 0) {
+    const http = new AdminHttp({
+      workers: () => server.workerStats(),
+      primary: () => {
+        const d = server.infoData();
+        return { connectedClients: d.connectedClients, totalConnectionsReceived: d.totalConnectionsReceived,
+          rejectedConnections: d.rejectedConnections, workerRestarts: d.workerRestarts,
+          uptimeSeconds: Math.floor((Date.now() - server.startedAt) / 1000), sweeperDeleted: 0 };
+      },
+      pgAlive: () => Promise.race([
+        primaryPg.query('SELECT 1').then(() => true, () => false),
+        new Promise<boolean>((r) => setTimeout(() => r(false), 1000).unref()),
+      ]),
+      info: async () => {
+        const workers = await server.workerStats();
+        return { server: server.infoData(), storage: { mode: storage.storageMode, schema: storage.schema },
+          keyspace: Object.fromEntries(await keyspace.keyspace().catch(() => [])),
+          commands: Object.fromEntries([...mergeCommands(workers)].map(([k, c]) => [k, { calls: c.calls, usec: Math.round(c.usec), failed: c.failed }])),
+          errors: Object.fromEntries(mergeErrors(workers)) };
+      },
+    });
+    const port = await http.listen(config.str('http-bind'), httpPort);
+    log(`admin HTTP on http://${config.str('http-bind')}:${port}/metrics`);
+    server.onStopped.unshift(async () => http.close());
   }
   // SHUTDOWN from a client goes through server.shutdown too; exit once it is done
   server.onStopped.push(async () => { setImmediate(() => process.exit(0)); });

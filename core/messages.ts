@@ -32,6 +32,28 @@ export interface ServeTask {
   storage: { url: string; startupOptions: string; storageMode: string; schema: string };
 }
 
+export interface CommandStats {
+  calls: number;
+  usec: number;
+  rejected: number;
+  failed: number;
+  /** log2 µs buckets (core/metrics/log2-histogram.ts) */
+  hist: number[];
+}
+
+export interface LaneStats {
+  batches: number;
+  ops: number;
+  statements: number;
+  errors: number;
+  reconnects: number;
+  connected: boolean;
+  /** log2 buckets of ops per batch */
+  batchSize: number[];
+  /** log2 µs buckets of batch round trips (send → last result) */
+  batchUsec: number[];
+}
+
 /** What each worker reports for INFO / CLIENT LIST aggregation. */
 export interface WorkerStats {
   connectedClients: number;
@@ -41,7 +63,8 @@ export interface WorkerStats {
   failedCalls: number;
   netInputBytes: number;
   netOutputBytes: number;
-  commands: Record<string, { calls: number; usec: number; rejected: number; failed: number }>;
+  commands: Record<string, CommandStats>;
+  lanes: LaneStats[];
   errorCodes: Record<string, number>;
   cpuUser: number;
   cpuSys: number;

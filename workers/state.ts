@@ -14,11 +14,12 @@ import type { ClientFilter, InfoData, ServerContext } from '../core/session';
 import { Client } from './client';
 import { matchesFilter } from './client-filter';
 import { Store } from './storage/store';
+import { newHistogram, record as recordLatency } from '../core/metrics/log2-histogram';
 
 export function emptyStats(): WorkerStats {
   return {
     connectedClients: 0, blockedClients: 0, totalCommands: 0, rejectedCalls: 0, failedCalls: 0,
-    netInputBytes: 0, netOutputBytes: 0, commands: {}, errorCodes: {}, cpuUser: 0, cpuSys: 0,
+    netInputBytes: 0, netOutputBytes: 0, commands: {}, errorCodes: {}, cpuUser: 0, cpuSys: 0, lanes: [],
   };
 }
 
@@ -98,9 +99,11 @@ export class WorkerState implements ServerContext {
     const s = this.stats;
     s.totalCommands++;
     let c = s.commands[spec.name];
-    if (c === undefined) c = s.commands[spec.name] = { calls: 0, usec: 0, rejected: 0, failed: 0 };
+    if (c === undefined) c = s.commands[spec.name] = { calls: 0, usec: 0, rejected: 0, failed: 0, hist: newHistogram() };
     c.calls++;
-    c.usec += Number(process.hrtime.bigint() - started) / 1000;
+    const usec = Number(process.hrtime.bigint() - started) / 1000;
+    c.usec += usec;
+    recordLatency(c.hist, usec);
     if (result instanceof RespError) {
       c.failed++;
       s.failedCalls++;
@@ -129,9 +132,10 @@ export class WorkerState implements ServerContext {
         return n;
       }
       case 'stats':
-        return this.stats;
+        return { ...this.stats, lanes: this.store.lanes.map((l) => l.snapshot()) };
       case 'reset-stats':
         this.stats = { ...emptyStats(), connectedClients: this.clients.size };
+        for (const l of this.store.lanes) l.resetStats();
         return true;
       case 'shutdown':
         return this.stop((args as { timeoutMs: number }).timeoutMs);

@@ -13,6 +13,7 @@ import { command } from './server/command';
 import { config } from './server/config';
 import { debug } from './server/debug';
 import { info } from './server/info';
+import { latency } from './server/latency';
 import { shutdown } from './server/shutdown';
 import { time } from './server/time';
 import { del } from './keys/del';
@@ -26,7 +27,7 @@ import { mset } from './string/mset';
 import { set } from './string/set';
 
 export const kConnectionCommands: CommandSpec[] = [auth, client, echo, hello, ping, quit, reset, select];
-export const kServerCommands: CommandSpec[] = [command, config, debug, info, shutdown, time];
+export const kServerCommands: CommandSpec[] = [command, config, debug, info, latency, shutdown, time];
 
 export const kStringCommands: CommandSpec[] = [get, set, mget, mset, incr, decr, incrby, decrby];
 export const kKeyCommands: CommandSpec[] = [del, exists, dbsize, flushdb, flushall];

@@ -36,6 +36,8 @@ export const kOptions: readonly OptionSpec[] = [
   opt({ name: 'tcp-keepalive', type: 'int', default: '300', min: 0, max: 2147483647, mutable: true, description: 'TCP keepalive interval in seconds (0 = off)' }),
   opt({ name: 'timeout', type: 'int', default: '0', min: 0, max: 2147483647, mutable: true, description: 'close a client idle this many seconds (0 = never)' }),
   opt({ name: 'maxclients', type: 'int', default: '10000', min: 1, max: 1000000, mutable: true, description: 'connected clients at most; one more gets an error and is closed' }),
+  opt({ name: 'http-port', type: 'int', default: '0', min: 0, max: 65535, mutable: false, description: 'admin HTTP port for /metrics, /healthz, /info (0 = off)' }),
+  opt({ name: 'http-bind', type: 'string', default: '127.0.0.1', mutable: false, description: 'address of the admin HTTP listener' }),
   // threads
   opt({ name: 'workers', type: 'int', default: String(kCores), min: 1, max: 256, mutable: false, description: 'worker threads that own client connections (default: available cores)' }),
   // security

@@ -353,9 +353,11 @@ static int result_size(const PGresult *r, size_t *ints, size_t *bytes) {
   }
 }
 
+/* Also during env teardown (cleanup hook, finalizer): Node does not free napi references itself
+ * (valgrind showed them lost per terminated worker). */
 static void release_slab(PgConn *c) {
-  if (c->slab_ref && !c->env_teardown) napi_delete_reference(c->env, c->slab_ref);
-  if (c->slab_i32_ref && !c->env_teardown) napi_delete_reference(c->env, c->slab_i32_ref);
+  if (c->slab_ref) napi_delete_reference(c->env, c->slab_ref);
+  if (c->slab_i32_ref) napi_delete_reference(c->env, c->slab_i32_ref);
   c->slab_ref = c->slab_i32_ref = NULL;
   c->slab = NULL;
   c->slab_size = c->slab_used = 0;

@@ -17,6 +17,8 @@ import { kSql } from './statements';
 import { byteaArray, int2Array, int8, int8Array } from './pg-binary';
 import { kOk } from '../../core/shared-replies';
 import { RespError, type Reply } from '../../core/reply';
+import type { LaneStats } from '../../core/messages';
+import { newHistogram, record } from '../../core/metrics/log2-histogram';
 
 export interface LaneOptions {
   url: string;
@@ -26,8 +28,6 @@ export interface LaneOptions {
   maxBytes: () => number;
   log: (line: string) => void;
 }
-
-export interface LaneStats { batches: number; ops: number; statements: number; errors: number; reconnects: number }
 
 const kBackoffMs = [50, 100, 200, 500, 1000, 2000];
 
@@ -40,9 +40,7 @@ export class Lane {
   private lastError: string | undefined;
   private failures = 0;
   private closed = false;
-  readonly stats: LaneStats = { batches: 0, ops: 0, statements: 0, errors: 0, reconnects: 0 };
-  /** batch sizes in ops, for /metrics and INFO */
-  readonly batchSizes = new Map<number, number>();
+  private stats: LaneStats = emptyLaneStats();
 
   constructor(private readonly opts: LaneOptions) {}
 
@@ -120,7 +118,8 @@ export class Lane {
     this.busy = true;
     this.stats.batches++;
     this.stats.ops += batch.length;
-    this.batchSizes.set(batch.length, (this.batchSizes.get(batch.length) ?? 0) + 1);
+    record(this.stats.batchSize, batch.length);
+    const started = process.hrtime.bigint();
     const pending: Promise<void>[] = [];
     let i = 0;
     while (i < batch.length) {
@@ -132,6 +131,7 @@ export class Lane {
     }
     this.stats.statements += pending.length;
     Promise.all(pending).then(() => {
+      record(this.stats.batchUsec, Number(process.hrtime.bigint() - started) / 1000);
       this.busy = false;
       if (this.queue.length > 0) this.dispatch();
     });
@@ -183,12 +183,24 @@ export class Lane {
       });
   }
 
+  snapshot(): LaneStats {
+    return { ...this.stats, connected: this.client !== undefined };
+  }
+
+  resetStats(): void {
+    this.stats = emptyLaneStats();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.failAll('server shutting down');
     await this.client?.end().catch(() => undefined);
     this.client = undefined;
   }
+}
+
+function emptyLaneStats(): LaneStats {
+  return { batches: 0, ops: 0, statements: 0, errors: 0, reconnects: 0, connected: false, batchSize: newHistogram(), batchUsec: newHistogram() };
 }
 
 function resolveReads(ops: ReadOp[], rows: unknown[][], total: number): void {

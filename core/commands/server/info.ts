@@ -10,6 +10,8 @@ import { kPostrespVersion, kRedisVersion } from '../../version';
 import { lower } from '../args';
 import { defineCommand } from '../define';
 import type { WorkerStats } from '../../messages';
+import { mergeCommands, mergeErrors } from '../../metrics/aggregate';
+import { quantile } from '../../metrics/log2-histogram';
 
 type Fields = [string, string | number][];
 
@@ -67,22 +69,14 @@ function sections(s: Session, d: InfoData): Record<string, () => Fields> {
     cpu: () => [['used_cpu_sys', (cpu.system / 1e6).toFixed(6)], ['used_cpu_user', (cpu.user / 1e6).toFixed(6)],
       ['used_cpu_sys_children', '0.000000'], ['used_cpu_user_children', '0.000000']],
     modules: () => [],
-    commandstats: () => {
-      const all: Record<string, { calls: number; usec: number; rejected: number; failed: number }> = {};
-      for (const x of w) for (const [name, c] of Object.entries(x.commands)) {
-        const t = (all[name] ??= { calls: 0, usec: 0, rejected: 0, failed: 0 });
-        t.calls += c.calls; t.usec += c.usec; t.rejected += c.rejected; t.failed += c.failed;
-      }
-      return Object.entries(all).map(([name, c]) => [`cmdstat_${name}`,
-        `calls=${c.calls},usec=${Math.round(c.usec)},usec_per_call=${(c.calls ? c.usec / c.calls : 0).toFixed(2)},` +
-        `rejected_calls=${c.rejected},failed_calls=${c.failed}`]);
-    },
-    errorstats: () => {
-      const all: Record<string, number> = {};
-      for (const x of w) for (const [code, n] of Object.entries(x.errorCodes)) all[code] = (all[code] ?? 0) + n;
-      return Object.entries(all).map(([code, n]) => [`errorstat_${code}`, `count=${n}`]);
-    },
-    latencystats: () => d.sections?.latencystats ?? [],
+    commandstats: () => [...mergeCommands(w)].map(([name, c]) => [`cmdstat_${name}`,
+      `calls=${c.calls},usec=${Math.round(c.usec)},usec_per_call=${(c.calls ? c.usec / c.calls : 0).toFixed(2)},` +
+      `rejected_calls=${c.rejected},failed_calls=${c.failed}`]),
+    errorstats: () => [...mergeErrors(w)].map(([code, n]) => [`errorstat_${code}`, `count=${n}`]),
+    // from log2 buckets: each figure is the upper bound of its bucket (within 2x, like Redis's
+    // own histograms are within 1%: good enough to spot a tail, not to publish)
+    latencystats: () => [...mergeCommands(w)].map(([name, c]) => [`latency_percentiles_usec_${name}`,
+      `p50=${quantile(c.hist, 0.5).toFixed(3)},p99=${quantile(c.hist, 0.99).toFixed(3)},p99.9=${quantile(c.hist, 0.999).toFixed(3)}`]),
     cluster: () => [['cluster_enabled', 0]],
     keyspace: () => d.sections?.keyspace ?? [],
   };
