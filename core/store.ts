@@ -5,6 +5,9 @@
 import type { Reply } from './reply';
 import type { Session } from './session';
 
+/** kv.type: the Redis type of a key. Collection rows live in their own tables (one per family). */
+export const enum KeyType { String = 0, Hash = 1, List = 2, Set = 3, Zset = 4 }
+
 export const enum SetCond { None = 0, Nx = 1, Xx = 2 }
 
 export interface SetRequest {
@@ -16,7 +19,19 @@ export interface SetRequest {
   get: boolean;
 }
 
+/** A named SQL statement (prepared once per lane connection; names must be unique). */
+export interface Statement { name: string; text: string }
+
+/** Rows of a statement, each an array of column values (text format: bytea → Buffer, int2/int4 → number). */
+export type Rows = unknown[][];
+
 export interface KeyStore {
+  /**
+   * Runs one statement on the session's lane, in order with its other commands, and maps the
+   * rows to the reply. Values: Buffer (sent binary), string (text), null. Unqualified table
+   * names resolve in the keyspace schema (search_path).
+   */
+  exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply): Promise<Reply>;
   get(s: Session, key: Buffer): Promise<Reply>;
   mget(s: Session, keys: Buffer[]): Promise<Reply>;
   set(s: Session, key: Buffer, req: SetRequest): Promise<Reply>;

@@ -3,7 +3,9 @@
  * search_path set to the keyspace schema (core/postgres/schema.ts startupOptions).
  * Every read filters expired rows (lazy expiry): `expires_at IS NULL OR expires_at > now`.
  */
-export interface Statement { name: string; text: string }
+import type { Statement } from '../../core/store';
+
+export type { Statement };
 
 const live = (t: string) => `(${t}.expires_at IS NULL OR ${t}.expires_at > $3::int8)`;
 

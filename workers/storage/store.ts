@@ -2,7 +2,7 @@
  * The worker's KeyStore: `--pg-connections` lanes; each client is pinned to one lane (by id), so
  * its commands execute in the order it sent them.
  */
-import { SetCond, type KeyStore, type SetRequest } from '../../core/store';
+import { SetCond, type KeyStore, type Rows, type SetRequest, type Statement } from '../../core/store';
 import type { Reply } from '../../core/reply';
 import type { Session } from '../../core/session';
 import { kOk } from '../../core/shared-replies';
@@ -30,6 +30,10 @@ export class Store implements KeyStore {
   private submit(s: Session, make: (resolve: (r: Reply) => void) => Op): Promise<Reply> {
     const lane = this.lanes[s.id % this.lanes.length];
     return new Promise((resolve) => lane.submit(make(resolve)));
+  }
+
+  exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply): Promise<Reply> {
+    return this.submit(s, (resolve) => ({ kind: OpKind.Stmt, stmt, values, map, resolve }));
   }
 
   get(s: Session, key: Buffer): Promise<Reply> {
