@@ -46,6 +46,12 @@ export interface ServerContext {
 
 export type ReplyMode = 'on' | 'off' | 'skip';
 
+/** A command queued between MULTI and EXEC, already resolved and arity-checked. */
+export interface QueuedCommand { spec: import('./commands/spec').CommandSpec; argv: Buffer[] }
+
+/** A key WATCHed, with the version seen then (null: absent or expired). */
+export interface WatchedKey { db: number; key: Buffer; version: string | null }
+
 export interface Session {
   readonly id: number;
   readonly server: ServerContext;
@@ -61,6 +67,11 @@ export interface Session {
   skipNext: boolean;
   noEvict: boolean;
   noTouch: boolean;
+  /** commands queued since MULTI; undefined outside a transaction */
+  multi: QueuedCommand[] | undefined;
+  /** a command failed to queue: EXEC answers EXECABORT */
+  multiAborted: boolean;
+  watched: WatchedKey[];
   /** reply, then close the connection (QUIT) */
   closeAfterReply(): void;
   /** this client's CLIENT LIST line */

@@ -2,8 +2,8 @@
  * The keyspace as command handlers see it. Implemented per worker by workers/storage/store.ts
  * over its Postgres lanes; each method resolves to the command's reply value.
  */
-import type { Reply } from './reply';
-import type { Session } from './session';
+import type { Reply, RespError } from './reply';
+import type { Session, WatchedKey } from './session';
 
 /** kv.type: the Redis type of a key. Collection rows live in their own tables (one per family). */
 export const enum KeyType { String = 0, Hash = 1, List = 2, Set = 3, Zset = 4 }
@@ -40,6 +40,15 @@ export interface KeyStore {
   del(s: Session, keys: Buffer[]): Promise<Reply>;
   exists(s: Session, keys: Buffer[]): Promise<Reply>;
   incrBy(s: Session, key: Buffer, delta: bigint): Promise<Reply>;
+  /** the current version of each key (null when absent or expired), for WATCH */
+  versions(s: Session, keys: Buffer[]): Promise<(string | null)[]>;
+  /**
+   * MULTI/EXEC: runs `body` (which calls store methods) and sends every statement it produced as
+   * one Postgres transaction, after checking that no watched key changed. Resolves to the body's
+   * replies, null when a watched key changed (EXEC then answers a null array), or the error when
+   * Postgres did not commit.
+   */
+  transaction(s: Session, watched: WatchedKey[], body: () => (Reply | Promise<Reply>)[]): Promise<Reply[] | null | RespError>;
   dbsize(s: Session): Promise<Reply>;
   /** db null = every database */
   flush(s: Session, db: number | null): Promise<Reply>;

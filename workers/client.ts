@@ -15,7 +15,9 @@ import { ReplyWriter } from '../protocol/writer';
 import { Err } from '../core/resp-errors';
 import { RespError, isPromise, kNoReply, writeReply, type Reply } from '../core/reply';
 import type { CommandSpec } from '../core/commands/spec';
-import type { ServerContext, Session } from '../core/session';
+import type { QueuedCommand, ServerContext, Session, WatchedKey } from '../core/session';
+import { kTransactionControl } from '../core/commands/transactions';
+import { kQueued } from '../core/shared-replies';
 import type { WorkerState } from './state';
 
 interface Slot {
@@ -42,6 +44,9 @@ export class Client implements Session {
   skipNext = false;
   noEvict = false;
   noTouch = false;
+  multi: QueuedCommand[] | undefined = undefined;
+  multiAborted = false;
+  watched: WatchedKey[] = [];
   readonly createdAt = Date.now();
   lastActive = Date.now();
   lastCommand = 'NULL';
@@ -109,6 +114,7 @@ export class Client implements Session {
     this.skipNext = false;
     const resolved = this.server.commands.resolve(argv);
     if (resolved instanceof RespError) {
+      if (this.multi !== undefined) this.multiAborted = true;
       stats.rejectedCalls++;
       this.state.countError(resolved);
       this.enqueueDone(resolved, this.replyOff || skipThis);
@@ -119,6 +125,12 @@ export class Client implements Session {
       stats.rejectedCalls++;
       this.state.countError(Err.noAuth);
       this.enqueueDone(Err.noAuth, this.replyOff || skipThis);
+      return;
+    }
+    if (this.multi !== undefined && !kTransactionControl.has(spec.name)) {
+      // queued, not run: EXEC runs the block as one Postgres transaction
+      this.multi.push({ spec, argv });
+      this.enqueueDone(kQueued, this.replyOff || skipThis);
       return;
     }
     this.lastCommand = spec.name;
@@ -287,6 +299,9 @@ export class Client implements Session {
     this.skipNext = false;
     this.noEvict = false;
     this.noTouch = false;
+    this.multi = undefined;
+    this.multiAborted = false;
+    this.watched = [];
     this.authenticated = this.server.config.str('requirepass') === '';
     this.parser.authenticated = this.authenticated;
   }
@@ -296,7 +311,7 @@ export class Client implements Session {
     const flags = (this.closing ? 'c' : '') + (this.noEvict ? 'e' : '') + (this.noTouch ? 'T' : '') || 'N';
     return `id=${this.id} addr=${this.addr} laddr=${this.laddr} fd=${this.fd} name=${this.name} ` +
       `age=${Math.floor((now - this.createdAt) / 1000)} idle=${Math.floor((now - this.lastActive) / 1000)} ` +
-      `flags=${flags} db=${this.db} sub=0 psub=0 ssub=0 multi=-1 qbuf=${this.parser.pending} qbuf-free=0 ` +
+      `flags=${flags} db=${this.db} sub=0 psub=0 ssub=0 multi=${this.multi?.length ?? -1} qbuf=${this.parser.pending} qbuf-free=0 ` +
       `argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=${this.writer.length} oll=${this.pendingReplies} ` +
       `omem=${this.socket.writableLength} tot-mem=0 events=r cmd=${this.lastCommand} user=default ` +
       `redir=-1 resp=${this.proto} lib-name=${this.libName} lib-ver=${this.libVer}`;

@@ -18,13 +18,14 @@ import { shutdown } from './server/shutdown';
 import { time } from './server/time';
 import { kKeyCommands } from './keys';
 import { kStringCommands } from './string';
+import { kTransactionCommands } from './transactions';
 
 export const kConnectionCommands: CommandSpec[] = [auth, client, echo, hello, ping, quit, reset, select];
 export const kServerCommands: CommandSpec[] = [command, config, debug, info, latency, shutdown, time];
 
 /** Each family's index lists its commands; adding a family = one import and one spread here. */
 export function allCommands(): CommandSpec[] {
-  return [...kConnectionCommands, ...kServerCommands, ...kStringCommands, ...kKeyCommands];
+  return [...kConnectionCommands, ...kServerCommands, ...kStringCommands, ...kKeyCommands, ...kTransactionCommands];
 }
 
 export function buildCommandTable(): CommandTable {

@@ -43,6 +43,9 @@ describe('NativePgConnection', { skip }, () => {
       [Buffer.from('a'), null, Buffer.alloc(0)], ['x', 'ÿ'], [1, -2, 3n]]);
     assert.deepEqual(t.rows().map((row) => row.map((v) => v?.toString())), [['{"\\\\x61",NULL,"\\\\x"}', '{x,ÿ}', '{1,-2,3}']]);
     assert.throws(() => r.value(1, 0), RangeError);
+    const typed = await conn.query('SELECT $1::int2[]::text, $2::int4[]::text, $3::int8[]::text, $4::int2[]::text',
+      [Int16Array.of(1, -2), Int32Array.of(70000), BigInt64Array.of(-(2n ** 62n)), new Int16Array(0) as never]);
+    assert.deepEqual(typed.rows()[0].map((v) => v?.toString()), ['{1,-2}', '{70000}', `{${-(2n ** 62n)}}`, '{}']);
   });
 
   test('unnest of bytea[] parameters inserts and reads many rows in one statement', async () => {
@@ -55,6 +58,20 @@ describe('NativePgConnection', { skip }, () => {
     const sel = await conn.query('SELECT key, value FROM kv_unnest WHERE key = ANY($1::bytea[]) ORDER BY key', [keys]);
     const got = new Map(sel.rows().map(([k, v]) => [k!.toString(), v]));
     keys.forEach((k, i) => assert.deepEqual(got.get(k.toString()), values[i]));
+    // 2 MB of array parameters: the encoder grows past its kept size and gives it back
+    const many = Array.from({ length: 2000 }, (_, i) => Buffer.from(`m${i}`));
+    const big = await conn.query('SELECT sum(length(v))::int8 FROM unnest($1::bytea[]) v', [many.map(() => randomBytes(1024))]);
+    assert.equal(big.int(0, 0), 2000 * 1024);
+  });
+
+  test('libpq keywords override the URL', async () => {
+    const c = await NativePgConnection.connect(url, { libpq: { application_name: 'postresp-driver-test', options: '-c work_mem=7MB' } });
+    try {
+      const r = await c.query("SELECT current_setting('application_name'), current_setting('work_mem')");
+      assert.deepEqual([r.text(0, 0), r.text(0, 1)], ['postresp-driver-test', '7MB']);
+    } finally {
+      await c.close();
+    }
   });
 
   test('a pipeline of 10,000 statements is answered in order', async () => {

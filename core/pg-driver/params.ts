@@ -14,8 +14,11 @@ import { kOidBytea, kOidText } from './binary-array';
 import { PgParamError } from './errors';
 
 export type PgParam = Buffer | string | number | bigint | boolean | null | undefined | PgArrayParam;
-export type PgArrayParam = readonly (Buffer | null)[] | readonly (string | null)[] | readonly (number | bigint | null)[];
+export type PgArrayParam = readonly (Buffer | null)[] | readonly (string | null)[] | readonly (number | bigint | null)[] |
+  Int16Array | Int32Array | BigInt64Array;
 
+const kOidInt2 = 21;
+const kOidInt4 = 23;
 const kOidInt8 = 20;
 const kInitialBytes = 16 * 1024;
 /** Past this the scratch Buffer is dropped after use, not kept per connection. */
@@ -78,6 +81,11 @@ export class ParamEncoder {
     if (Array.isArray(v)) {
       const at = this.offset;
       this.array(v);
+      return this.header(i, 1, this.offset - at, at);
+    }
+    if (v instanceof Int16Array || v instanceof Int32Array || v instanceof BigInt64Array) {
+      const at = this.offset;
+      this.intArray(v);
       return this.header(i, 1, this.offset - at, at);
     }
     switch (typeof v) {
@@ -161,6 +169,30 @@ export class ParamEncoder {
       }
     }
     if (hasNull) put32(b, start + 4, 1);
+    this.offset = o;
+  }
+
+  /** int2[] / int4[] / int8[] (no NULLs) from a typed array. */
+  private intArray(v: Int16Array | Int32Array | BigInt64Array): void {
+    const n = v.length;
+    const width = v.BYTES_PER_ELEMENT;
+    this.ensure(20 + n * (4 + width));
+    const b = this.buffer;
+    const start = this.offset;
+    put32(b, start, n ? 1 : 0);
+    put32(b, start + 4, 0);
+    put32(b, start + 8, width === 2 ? kOidInt2 : width === 4 ? kOidInt4 : kOidInt8);
+    if (!n) return void (this.offset += 12);
+    put32(b, start + 12, n);
+    put32(b, start + 16, 1);
+    let o = start + 20;
+    for (let k = 0; k < n; k++) {
+      put32(b, o, width);
+      if (width === 2) b.writeInt16BE((v as Int16Array)[k], o + 4);
+      else if (width === 4) b.writeInt32BE((v as Int32Array)[k], o + 4);
+      else b.writeBigInt64BE((v as BigInt64Array)[k], o + 4);
+      o += 4 + width;
+    }
     this.offset = o;
   }
 

@@ -4,6 +4,9 @@
  * PostRESP instances (row lock or ON CONFLICT), instead of read-then-write from the client.
  * Installed (CREATE OR REPLACE) by the primary at start, after the migrations.
  *
+ * Versions: every write stamps kv.version with txid_current(), so a key deleted and created
+ * again never shows an old version to WATCH (a counter restarting at 1 would).
+ *
  * Status codes returned to the lane: 0 = not done (NX/XX failed), 1 = done, 2 = WRONGTYPE,
  * 3 = not an integer, 4 = overflow.
  */
@@ -26,13 +29,13 @@ export function functionStatements(schema: string): string[] {
          old := CASE WHEN live THEN r.value END;
          IF (p_cond = 1 AND live) OR (p_cond = 2 AND NOT live) THEN status := 0; RETURN; END IF;
          IF FOUND THEN
-           UPDATE ${s}.kv SET type = 0, value = p_value, version = version + 1,
+           UPDATE ${s}.kv SET type = 0, value = p_value, version = txid_current(),
              expires_at = CASE WHEN p_keep AND live THEN expires_at WHEN p_keep THEN NULL ELSE p_exp END
              WHERE db = p_db AND key = p_key;
            status := 1; RETURN;
          END IF;
-         INSERT INTO ${s}.kv (db, key, type, value, expires_at)
-           VALUES (p_db, p_key, 0, p_value, CASE WHEN p_keep THEN NULL ELSE p_exp END)
+         INSERT INTO ${s}.kv (db, key, type, value, expires_at, version)
+           VALUES (p_db, p_key, 0, p_value, CASE WHEN p_keep THEN NULL ELSE p_exp END, txid_current())
            ON CONFLICT (db, key) DO NOTHING;
          IF FOUND THEN status := 1; RETURN; END IF;
          -- another session inserted the key between our SELECT and INSERT: decide again
@@ -56,16 +59,34 @@ export function functionStatements(schema: string): string[] {
            n := n + p_delta;
            IF n > 9223372036854775807 OR n < -9223372036854775808 THEN status := 4; RETURN; END IF;
            result := n::int8;
-           UPDATE ${s}.kv SET value = convert_to(result::text, 'UTF8'), version = version + 1
+           UPDATE ${s}.kv SET value = convert_to(result::text, 'UTF8'), version = txid_current()
              WHERE db = p_db AND key = p_key;
            status := 1; RETURN;
          END IF;
          IF FOUND THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; END IF;
-         INSERT INTO ${s}.kv (db, key, type, value, expires_at)
-           VALUES (p_db, p_key, 0, convert_to(p_delta::text, 'UTF8'), NULL)
+         INSERT INTO ${s}.kv (db, key, type, value, expires_at, version)
+           VALUES (p_db, p_key, 0, convert_to(p_delta::text, 'UTF8'), NULL, txid_current())
            ON CONFLICT (db, key) DO NOTHING;
          IF FOUND THEN status := 1; result := p_delta; RETURN; END IF;
        END LOOP;
+     END $f$`,
+    // EXEC's WATCH check: raises PRW01 (the lane reads it as "watched key changed") when a live
+    // key's version differs from what WATCH saw, or a key appeared or disappeared (expiry too).
+    // FOR UPDATE holds the rows until COMMIT, so no other writer slips in between check and
+    // execution, and two EXECs watching one key run one after the other (FOR SHARE let both
+    // pass the check, then deadlock on their writes). A key absent at WATCH time cannot be
+    // locked: a concurrent insert of it is not caught.
+    `CREATE OR REPLACE FUNCTION ${s}.watch_check(p_dbs int2[], p_keys bytea[], p_versions int8[], p_now int8)
+     RETURNS void LANGUAGE plpgsql AS $f$
+     DECLARE changed bool;
+     BEGIN
+       PERFORM 1 FROM ${s}.kv JOIN unnest(p_dbs, p_keys) AS w(db, key) ON kv.db = w.db AND kv.key = w.key
+         ORDER BY kv.db, kv.key FOR UPDATE OF kv;
+       SELECT EXISTS (
+         SELECT 1 FROM unnest(p_dbs, p_keys, p_versions) AS w(db, key, version)
+         LEFT JOIN ${s}.kv ON kv.db = w.db AND kv.key = w.key AND (kv.expires_at IS NULL OR kv.expires_at > p_now)
+         WHERE kv.version IS DISTINCT FROM w.version) INTO changed;
+       IF changed THEN RAISE EXCEPTION 'watched key changed' USING ERRCODE = 'PRW01'; END IF;
      END $f$`,
   ];
 }

@@ -12,7 +12,7 @@
  */
 import pg from 'pg';
 import { Err, wrongTypeOrNull } from './replies';
-import { OpKind, opBytes, type Op, type ReadOp, type WriteOp } from './ops';
+import { OpKind, opBytes, type Op, type ReadOp, type TxOp, type WriteOp } from './ops';
 import { kSql } from './statements';
 import { byteaArray, int2Array, int8, int8Array } from './pg-binary';
 import { kOk } from '../../core/shared-replies';
@@ -125,8 +125,8 @@ export class Lane {
     while (i < batch.length) {
       const kind = batch[i].kind;
       let j = i + 1;
-      if (kind !== OpKind.Stmt) while (j < batch.length && batch[j].kind === kind) j++;
-      pending.push(this.runOps(client, batch, i, j));
+      if (kind === OpKind.Read || kind === OpKind.Write) while (j < batch.length && batch[j].kind === kind) j++;
+      pending.push(kind === OpKind.Tx ? this.runTx(client, batch[i] as TxOp) : this.runOps(client, batch, i, j));
       i = j;
     }
     this.stats.statements += pending.length;
@@ -168,9 +168,11 @@ export class Lane {
       const ops = batch.slice(from, to) as WriteOp[];
       query = { name: kSql.write.name, text: kSql.write.text, values: writeArrays(ops) };
       done = () => { for (const op of ops) op.resolve(kOk); };
-    } else {
+    } else if (first.kind === OpKind.Stmt) {
       query = { name: first.stmt.name, text: first.stmt.text, values: first.values };
       done = (rows) => first.resolve(first.map(rows));
+    } else {
+      return this.runTx(client, first);
     }
     (query as pg.QueryArrayConfig).rowMode = 'array';
     return client.query(query as pg.QueryArrayConfig).then(
@@ -181,6 +183,40 @@ export class Lane {
         const reply = e.code ? new RespError(`ERR PostgreSQL error ${e.code}: ${e.message}`) : Err.storage(e.message);
         for (let k = from; k < to; k++) batch[k].resolve(reply);
       });
+  }
+
+  /**
+   * One transaction in the pipeline. A statement error inside aborts it: Postgres then fails the
+   * rest with 25P02 and answers COMMIT with a ROLLBACK tag, which we report instead of the
+   * replies (nothing is acknowledged that was not committed).
+   */
+  private runTx(client: pg.Client, tx: TxOp): Promise<void> {
+    let watchFailed = false;
+    let failure: string | undefined;
+    const note = (e: Error & { code?: string }) => {
+      if (e.code === 'PRW01') watchFailed = true;
+      else failure ??= e.message;
+    };
+    const steps: Promise<unknown>[] = [client.query('BEGIN').catch(note)];
+    if (tx.watch.length > 0) {
+      const w = tx.watch;
+      steps.push(client.query({
+        name: kSql.watchCheck.name, text: kSql.watchCheck.text,
+        values: [int2Array(w.map((k) => k.db)), byteaArray(w.map((k) => k.key)),
+          int8Array(w.map((k) => (k.version === null ? null : Number(k.version)))), int8(Date.now())],
+      }).catch(note));
+    }
+    for (const op of tx.ops) {
+      if (op.kind === OpKind.Tx) { op.resolve(Err.storage('nested transaction')); continue; }
+      steps.push(this.runOps(client, [op], 0, 1));
+    }
+    steps.push(client.query('COMMIT').then((r) => {
+      if (r.command === 'ROLLBACK' && !watchFailed) failure ??= 'transaction rolled back';
+    }, note));
+    this.stats.statements += steps.length - 1;
+    return Promise.all(steps).then(() => {
+      tx.resolve(watchFailed ? null : failure !== undefined ? new RespError(`ERR transaction failed: ${failure}`) : kOk);
+    });
   }
 
   snapshot(): LaneStats {

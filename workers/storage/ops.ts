@@ -1,8 +1,9 @@
 /** Operations a lane queues. Runs of consecutive Read or Write ops become one statement each. */
 import type { Reply } from '../../core/reply';
 import type { Statement } from './statements';
+import type { WatchedKey } from '../../core/session';
 
-export const enum OpKind { Read, Write, Stmt }
+export const enum OpKind { Read, Write, Stmt, Tx }
 
 export type Resolve = (r: Reply) => void;
 
@@ -21,12 +22,17 @@ export interface StmtOp {
   resolve: Resolve;
 }
 
-export type Op = ReadOp | WriteOp | StmtOp;
+/** MULTI/EXEC: BEGIN, the watch check, each op's statement, COMMIT — one transaction, pipelined.
+ *  Resolves kOk when committed, null when a watched key changed, a RespError otherwise. */
+export interface TxOp { kind: OpKind.Tx; ops: Op[]; watch: WatchedKey[]; resolve: Resolve }
+
+export type Op = ReadOp | WriteOp | StmtOp | TxOp;
 
 export function opBytes(op: Op): number {
   let n = 16;
   if (op.kind === OpKind.Read) for (const k of op.keys) n += k.length;
   else if (op.kind === OpKind.Write) for (const b of op.kv) n += b.length;
+  else if (op.kind === OpKind.Tx) for (const o of op.ops) n += opBytes(o);
   else for (const v of op.values) n += Buffer.isBuffer(v) ? v.length : 8;
   return n;
 }

@@ -19,10 +19,10 @@ export const kSql = {
   /** write run: plain SET / SET EX… / MSET, keys distinct and sorted (lock order: no deadlocks) */
   write: {
     name: 'pr_write',
-    text: `INSERT INTO kv (db, key, type, value, expires_at)
-           SELECT db, key, 0, value, exp FROM unnest($1::int2[], $2::bytea[], $3::bytea[], $4::int8[]) AS t(db, key, value, exp)
+    text: `INSERT INTO kv (db, key, type, value, expires_at, version)
+           SELECT db, key, 0, value, exp, txid_current() FROM unnest($1::int2[], $2::bytea[], $3::bytea[], $4::int8[]) AS t(db, key, value, exp)
            ON CONFLICT (db, key) DO UPDATE SET type = 0, value = excluded.value, expires_at = excluded.expires_at,
-             version = kv.version + 1`,
+             version = txid_current()`,
   },
   setCond: { name: 'pr_set_cond', text: 'SELECT status, old FROM set_cond($1::int2, $2::bytea, $3::bytea, $4::int8, $5::int2, $6::bool, $7::bool, $8::int8)' },
   incrBy: { name: 'pr_incr_by', text: 'SELECT status, result::text FROM incr_by($1::int2, $2::bytea, $3::int8, $4::int8)' },
@@ -39,6 +39,13 @@ export const kSql = {
     text: `SELECT count(*)::int4 FROM unnest($1::int2[], $2::bytea[]) AS t(db, key)
            JOIN kv ON kv.db = t.db AND kv.key = t.key WHERE ${live('kv')}`,
   },
+  /** WATCH: the version of each live key (absent and expired keys have none) */
+  versions: {
+    name: 'pr_versions',
+    text: `SELECT t.i::int4, kv.version::text FROM unnest($1::int2[], $2::bytea[]) WITH ORDINALITY AS t(db, key, i)
+           JOIN kv ON kv.db = t.db AND kv.key = t.key WHERE ${live('kv')}`,
+  },
+  watchCheck: { name: 'pr_watch_check', text: 'SELECT watch_check($1::int2[], $2::bytea[], $3::int8[], $4::int8)' },
   dbsize: {
     name: 'pr_dbsize',
     text: 'SELECT count(*)::int4 FROM kv WHERE db = $1::int2 AND (expires_at IS NULL OR expires_at > $2::int8)',

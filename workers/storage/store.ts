@@ -4,7 +4,8 @@
  */
 import { SetCond, type KeyStore, type Rows, type SetRequest, type Statement } from '../../core/store';
 import type { Reply } from '../../core/reply';
-import type { Session } from '../../core/session';
+import type { Session, WatchedKey } from '../../core/session';
+import { RespError } from '../../core/reply';
 import { kOk } from '../../core/shared-replies';
 import { Lane, type LaneOptions } from './lane';
 import { OpKind, type Op } from './ops';
@@ -27,9 +28,53 @@ export class Store implements KeyStore {
     return Promise.all(this.lanes.map((l) => l.close()));
   }
 
+  /** ops produced while EXEC runs its queued commands (synchronously), instead of the lane */
+  private capture: Op[] | undefined;
+
   private submit(s: Session, make: (resolve: (r: Reply) => void) => Op): Promise<Reply> {
     const lane = this.lanes[s.id % this.lanes.length];
-    return new Promise((resolve) => lane.submit(make(resolve)));
+    return new Promise((resolve) => {
+      const op = make(resolve);
+      if (this.capture !== undefined) this.capture.push(op);
+      else lane.submit(op);
+    });
+  }
+
+  async transaction(s: Session, watched: WatchedKey[], body: () => (Reply | Promise<Reply>)[]): Promise<Reply[] | null | RespError> {
+    const outer = this.capture;
+    this.capture = [];
+    let results: (Reply | Promise<Reply>)[];
+    let ops: Op[];
+    try {
+      results = body();
+    } finally {
+      ops = this.capture;
+      this.capture = outer;
+    }
+    if (ops.length > 0 || watched.length > 0) {
+      const outcome = await this.submit(s, (resolve) => ({
+        kind: OpKind.Tx, ops, watch: watched,
+        resolve(r: Reply) {
+          // not committed: the queued commands' replies must not be sent; settle their promises
+          if (r !== kOk) for (const op of ops) op.resolve(null);
+          resolve(r);
+        },
+      }));
+      if (outcome === null) return null;
+      if (outcome !== kOk) return outcome instanceof RespError ? outcome : new RespError('ERR transaction failed');
+    }
+    return Promise.all(results);
+  }
+
+  async versions(s: Session, keys: Buffer[]): Promise<(string | null)[]> {
+    const values = [int2Array(keys.map(() => s.db)), byteaArray(keys), int8(Date.now())];
+    const r = await this.exec(s, kSql.versions, values, (rows) => {
+      const out: Reply[] = new Array(keys.length).fill(null);
+      for (const row of rows) out[(row[0] as number) - 1] = row[1] as string;
+      return out;
+    });
+    if (!Array.isArray(r)) throw new Error(r instanceof RespError ? r.text : 'WATCH failed');
+    return r as (string | null)[];
   }
 
   exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply): Promise<Reply> {
