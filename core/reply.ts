@@ -14,7 +14,8 @@ export class RespError {
   readonly bytes: Buffer;
   constructor(readonly text: string) {
     // Redis turns each CR and LF of an error text into a space so no error can break the framing
-    this.bytes = Buffer.from(`-${text.replace(/[\r\n]/g, ' ')}\r\n`);
+    // latin1: texts quoting client bytes (unknown command, protocol errors) go back byte for byte
+    this.bytes = Buffer.from(`-${text.replace(/[\r\n]/g, ' ')}\r\n`, 'latin1');
   }
 }
 export class Raw {

@@ -4,10 +4,11 @@
  * HOT PATH: this is the one file in protocol/ that trades readability for speed (STYLE.md).
  * It has two layers that must agree byte for byte:
  *
- *  - fastFrame(): a whole, well-formed multibulk frame lying inside one chunk (the pipelined
- *    case: 16 GETs per 64 KiB read) is parsed by one tight loop over the bytes. Anything
- *    unusual (frame cut by the chunk end, leading zeros, a limit reached) makes it give up
- *    without consuming anything, so it needs no error handling of its own;
+ *  - fastFrame(): a well-formed multibulk frame (the pipelined case: many GETs per 64 KiB read)
+ *    is parsed by one tight loop over the bytes, ~1.7x redis-parser (docs/bench-parser.md).
+ *    When the chunk ends inside a payload it hands the arguments parsed so far to the state
+ *    machine; anything else unusual (a cut header, leading zeros, a limit reached) makes it give
+ *    up without consuming anything, so it needs no error handling of its own;
  *  - step(): the state machine below, one frame at a time, across chunks, with every Redis 7.0
  *    processInputBuffer rule and error text. It alone decides what is an error.
  *
@@ -36,6 +37,7 @@ import {
 } from './constants';
 import { splitInlineArgs } from './inline';
 import { string2ll } from './string2ll';
+import { ArgSlab, FastBuffer, copyInto, join, view } from './views';
 
 export interface ParserLimits { protoMaxBulkLen: number; clientQueryBufferLimit: number }
 export type CommandSink = (argv: Buffer[]) => void;
@@ -66,25 +68,14 @@ const kInline = 5;
 const kStalled = 6;
 const kDead = 7;
 
-
 /**
- * Node's internal Buffer class (Buffer[Symbol.species]). `new FastBuffer(ab, offset, length)`
- * is what subarray() ends up calling, minus the species lookup and argument coercion: 51-77 ns
- * against 134-167 ns per view here, and the fast path makes two views per GET.
+ * Pieces held for one line or payload are joined once they are more than 64 and average under
+ * 1 KiB: a client dribbling 1-byte packets would otherwise make us hold a ~150-byte Buffer
+ * object per byte (150x the bytes clientQueryBufferLimit counts). Socket reads are KiBs, so
+ * ordinary traffic never compacts; the worst case copies each byte about 1024 times in total.
  */
-type ViewCtor = new (buffer: ArrayBufferLike, byteOffset: number, length: number) => Buffer;
-const FastBuffer: ViewCtor = (() => {
-  const species = (Buffer as unknown as Record<symbol, unknown>)[Symbol.species];
-  if (typeof species === 'function') {
-    const probe = new (species as ViewCtor)(new ArrayBuffer(4), 1, 2);
-    if (Buffer.isBuffer(probe) && probe.length === 2 && probe.byteOffset === 1) return species as ViewCtor;
-  }
-  return function view(buffer: ArrayBufferLike, byteOffset: number, length: number): Buffer {
-    return Buffer.from(buffer, byteOffset, length);
-  } as unknown as ViewCtor;
-})();
-const kSlabSize = 64 * 1024;
-const kSlabCarveMax = 16 * 1024;
+const kMaxParts = 64;
+const kMinAvgPart = 1024;
 /** The shortest argument, "$0\r\n\r\n", is 6 bytes: a count the rest of the chunk cannot hold is a partial frame. */
 const kMinArgBytes = 6;
 
@@ -92,33 +83,6 @@ function expectedDollar(c: number): string {
   // addReplyErrorFormat maps '\r' and '\n' to spaces; other bytes are sent raw (latin1 here).
   const ch = c === CR || c === LF ? ' ' : String.fromCharCode(c);
   return `Protocol error: expected '$', got '${ch}'`;
-}
-
-function view(buf: Buffer, from: number, to: number): Buffer {
-  return new FastBuffer(buf.buffer, buf.byteOffset + from, to - from);
-}
-
-/** Copies src[from, to) into out at p; returns the byte count. */
-function copyInto(out: Buffer, p: number, src: Buffer, from: number, to: number): number {
-  const n = to - from;
-  if (n < 64) {
-    for (let i = 0; i < n; i++) out[p + i] = src[from + i];
-  } else {
-    out.set(from === 0 && to === src.length ? src : new Uint8Array(src.buffer, src.byteOffset + from, n), p);
-  }
-  return n;
-}
-
-/** One allocation of exactly `total` bytes (Buffer.concat without its argument checks). */
-function join(parts: Buffer[], total: number): Buffer {
-  if (parts.length === 1) return parts[0];
-  const out = Buffer.allocUnsafe(total);
-  let p = 0;
-  for (let i = 0; i < parts.length; i++) {
-    out.set(parts[i], p);
-    p += parts[i].length;
-  }
-  return out;
 }
 
 export class RequestParser {
@@ -151,9 +115,8 @@ export class RequestParser {
   private bulkStarts: number[] = [];
   private skip = 0;
   private stallLen = 0;
-  /** joined arguments are carved from this slab; never reused, a new one replaces it when full */
-  private slab: Buffer | undefined;
-  private slabPos = 0;
+  /** memory for arguments that span chunks */
+  private readonly slab = new ArgSlab();
   private stallError = '';
 
   constructor(limits: ParserLimits) {
@@ -176,10 +139,13 @@ export class RequestParser {
     const end = chunk.length;
     let pos = 0;
     if (this.state !== kIdle) pos = this.step(chunk, 0, end, sink);
+    // read once per chunk: the .buffer getter per frame cost 30% of a 16-GET pipeline
+    const ab = chunk.buffer;
+    const offset = chunk.byteOffset;
     while (pos < end && this.state === kIdle) {
       const start = pos;
       if (chunk[pos] === STAR) {
-        pos = this.fastFrame(chunk, pos, end, sink);
+        pos = this.fastFrame(chunk, ab, offset, pos, end, sink);
         if (pos !== start && this.state === kIdle) continue;
       }
       this.frameStart = this.base + start;
@@ -202,7 +168,7 @@ export class RequestParser {
    * (state ArgData) and return where the payload starts. Anything else: return pos untouched,
    * and step() parses the frame from its start.
    */
-  private fastFrame(buf: Buffer, pos: number, end: number, sink: CommandSink): number {
+  private fastFrame(buf: Buffer, ab: ArrayBufferLike, offset: number, pos: number, end: number, sink: CommandSink): number {
     let p = pos + 1;
     if (p >= end) return pos;
     let c = buf[p];
@@ -215,8 +181,6 @@ export class RequestParser {
     const max = this.limits.protoMaxBulkLen;
     const maxLen = auth || max < kUnauthMaxBulkLen ? max : kUnauthMaxBulkLen;
     p += 2;
-    const ab = buf.buffer;
-    const base = buf.byteOffset;
     const argv: Buffer[] = new Array(n);
     for (let k = 0; k < n; k++) {
       if (p + 4 > end || buf[p] !== DOLLAR) return pos;
@@ -244,7 +208,7 @@ export class RequestParser {
         this.state = kArgData;
         return from;
       }
-      argv[k] = new FastBuffer(ab, base + from, len);
+      argv[k] = new FastBuffer(ab, offset + from, len);
       p += 2;
     }
     sink(argv);
@@ -343,13 +307,14 @@ export class RequestParser {
       this.bulkParts.push(buf);
       this.bulkStarts.push(pos);
       this.bulkGot += end - pos;
+      if (this.bulkParts.length > kMaxParts && this.bulkParts.length * kMinAvgPart > this.bulkGot) this.compactBulk();
       return end;
     }
     let arg: Buffer;
     if (this.bulkParts.length === 0) {
       arg = view(buf, pos, pos + want);
     } else {
-      arg = this.alloc(this.bulkLen);
+      arg = this.slab.alloc(this.bulkLen);
       let p = 0;
       const parts = this.bulkParts;
       for (let i = 0; i < parts.length; i++) p += copyInto(arg, p, parts[i], this.bulkStarts[i], parts[i].length);
@@ -435,7 +400,18 @@ export class RequestParser {
     }
     this.lineParts.push(view(buf, pos, end));
     this.lineLen += end - pos;
+    if (this.lineParts.length > kMaxParts && this.lineParts.length * kMinAvgPart > this.lineLen) {
+      this.lineParts = [join(this.lineParts, this.lineLen)];
+    }
     return -1;
+  }
+
+  private compactBulk(): void {
+    const out = Buffer.allocUnsafeSlow(this.bulkGot);
+    let p = 0;
+    for (let i = 0; i < this.bulkParts.length; i++) p += copyInto(out, p, this.bulkParts[i], this.bulkStarts[i], this.bulkParts[i].length);
+    this.bulkParts = [out];
+    this.bulkStarts = [0];
   }
 
   private setLine(line: Buffer, start: number, end: number): void {
@@ -446,24 +422,6 @@ export class RequestParser {
       this.lineParts = [];
       this.lineLen = 0;
     }
-  }
-
-  /**
-   * Memory for an argument that spans chunks. Small ones are carved from a 64 KiB slab: one
-   * ArrayBuffer per 64 joined 1 KiB values instead of one per 8 (Node's pool), which took a
-   * third of the CPU on 1 KiB chunks of 1 KiB SETs. A slab is dropped, never rewound, so views
-   * handed out stay valid; one kept argument keeps at most 64 KiB alive.
-   */
-  private alloc(n: number): Buffer {
-    if (n > kSlabCarveMax) return Buffer.allocUnsafeSlow(n);
-    let slab = this.slab;
-    if (slab === undefined || this.slabPos + n > slab.length) {
-      slab = this.slab = Buffer.allocUnsafeSlow(kSlabSize);
-      this.slabPos = 0;
-    }
-    const out = view(slab, this.slabPos, this.slabPos + n);
-    this.slabPos += (n + 7) & ~7;
-    return out;
   }
 
   private die(message: string): string {
