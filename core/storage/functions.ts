@@ -91,12 +91,34 @@ export function functionStatements(schema: string): string[] {
   ];
 }
 
+/**
+ * CREATE OR REPLACE cannot change a function's result type (42P13): a newer PostRESP whose
+ * function returns other columns drops the old one first. Running instances of the old version
+ * would then fail their calls: upgrade instances together.
+ */
+async function createOrReplace(client: pg.Client, sql: string): Promise<void> {
+  await client.query('SAVEPOINT fn');
+  try {
+    await client.query(sql);
+  } catch (e) {
+    const m = /FUNCTION\s+("?[\w]+"?)\.(\w+)\s*\(/i.exec(sql);
+    if ((e as { code?: string }).code !== '42P13' || m === null) throw e;
+    await client.query('ROLLBACK TO SAVEPOINT fn');
+    const drop = await client.query(
+      `SELECT format('DROP FUNCTION %s', p.oid::regprocedure) AS stmt FROM pg_proc p
+       JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = $2`,
+      [m[1].replace(/"/g, ''), m[2]]);
+    for (const r of drop.rows as { stmt: string }[]) await client.query(r.stmt);
+    await client.query(sql);
+  }
+}
+
 export async function installFunctions(client: pg.Client, schema: string): Promise<void> {
   await client.query('BEGIN');
   try {
     // two instances starting together must not replace the same function concurrently
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`postresp.functions:${schema}`]);
-    for (const sql of functionStatements(schema)) await client.query(sql);
+    for (const sql of functionStatements(schema)) await createOrReplace(client, sql);
     await client.query('COMMIT');
   } catch (e) {
     await client.query('ROLLBACK').catch(() => undefined);

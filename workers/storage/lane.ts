@@ -179,8 +179,9 @@ export class Lane {
       (res) => done(res.rows),
       (e: Error & { code?: string }) => {
         this.stats.errors++;
-        // a statement error (SQLSTATE) fails this run only; connection errors are handled by lost()
-        const reply = e.code ? new RespError(`ERR PostgreSQL error ${e.code}: ${e.message}`) : Err.storage(e.message);
+        // a statement error fails this run only; a lost connection (lost() reconnects) or a server
+        // shutting down is "unavailable", whatever the wording Postgres or the socket used
+        const reply = isConnectionError(e.code) ? Err.storage(e.message) : new RespError(`ERR PostgreSQL error ${e.code}: ${e.message}`);
         for (let k = from; k < to; k++) batch[k].resolve(reply);
       });
   }
@@ -233,6 +234,14 @@ export class Lane {
     await this.client?.end().catch(() => undefined);
     this.client = undefined;
   }
+}
+
+/**
+ * SQLSTATE class 08 (connection exception) and 57P0x (admin shutdown, crash shutdown, cannot
+ * connect now), or no SQLSTATE at all (EPIPE, ECONNRESET…: SQLSTATE classes never start with E).
+ */
+function isConnectionError(code: string | undefined): boolean {
+  return code === undefined || code.startsWith('E') || code.startsWith('08') || code.startsWith('57P');
 }
 
 function emptyLaneStats(): LaneStats {

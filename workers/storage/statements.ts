@@ -51,5 +51,6 @@ export const kSql = {
     text: 'SELECT count(*)::int4 FROM kv WHERE db = $1::int2 AND (expires_at IS NULL OR expires_at > $2::int8)',
   },
   flushdb: { name: 'pr_flushdb', text: 'DELETE FROM kv WHERE db = $1::int2' },
-  flushall: { name: 'pr_flushall', text: 'TRUNCATE kv' },
+  // CASCADE: collection tables reference kv (ON DELETE CASCADE) and TRUNCATE refuses otherwise
+  flushall: { name: 'pr_flushall', text: 'TRUNCATE kv CASCADE' },
 } satisfies Record<string, Statement>;
