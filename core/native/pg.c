@@ -43,7 +43,7 @@
 /* One Buffer per wakeup keeps Int32 offsets valid; past this much data the results of one wakeup
  * are split across several onresults calls (a single value is at most 1 GB in Postgres). */
 #define kMaxDeliveryBytes ((size_t)1 << 30)
-#define kSlabBytes ((size_t)256 * 1024)
+#define kSlabBytes ((size_t)64 * 1024)
 
 enum { ST_CONNECTING, ST_READY, ST_CLOSED };
 enum { K_OK = 0, K_ERROR = 1, K_ABORTED = 2, K_SYNC = 3 };
@@ -389,7 +389,7 @@ static int new_buffer(napi_env env, size_t bytes, char **data, napi_value *buf, 
 static int reserve(PgConn *c, size_t bytes, char **at, napi_value *buf, napi_value *i32,
                    size_t *index) {
   napi_env env = c->env;
-  if (bytes > kSlabBytes / 4) {
+  if (bytes > kSlabBytes / 2) {
     *index = 0;
     return new_buffer(env, bytes, at, buf, i32);
   }
