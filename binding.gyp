@@ -9,7 +9,9 @@
       # directories; without it the usual Debian paths are tried so the compiler reports the
       # missing header by name.
       "include_dirs": ["<!(pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)"],
-      "libraries": ["-L<!(pg_config --libdir 2>/dev/null || echo /usr/lib)", "-lpq"]
+      "libraries": ["-L<!(pg_config --libdir 2>/dev/null || echo /usr/lib)", "-lpq"],
+      # libpq outside the loader's default path (e.g. /usr/pgsql-15/lib) is found at run time too
+      "ldflags": ["-Wl,-rpath,<!(pg_config --libdir 2>/dev/null || echo /usr/lib)"]
     }
   ]
 }

@@ -134,7 +134,8 @@ export class Client implements Session {
       return;
     }
     this.lastCommand = spec.name;
-    const started = process.hrtime.bigint();
+    // performance.now() is a double: no BigInt allocated per command as with hrtime.bigint()
+    const started = performance.now();
     let result: Reply | Promise<Reply>;
     try {
       result = spec.run(this, argv);
@@ -155,7 +156,7 @@ export class Client implements Session {
     this.enqueueDone(result, silent);
   };
 
-  private complete(slot: Slot, value: Reply, spec: CommandSpec, started: bigint): void {
+  private complete(slot: Slot, value: Reply, spec: CommandSpec, started: number): void {
     this.state.record(spec, started, value);
     slot.value = value;
     slot.done = true;

@@ -17,7 +17,7 @@
  *   [1 ERROR,   (offset, length) × 4 for SQLSTATE, message, detail, hint]
  *   [2 ABORTED] skipped: an earlier statement in its sync group failed
  *   [3 SYNC]
- * Offsets are absolute byte offsets in the Buffer, which is a 256 KiB slab shared by consecutive
+ * Offsets are absolute byte offsets in the Buffer, which is a 64 KiB slab shared by consecutive
  * deliveries (see reserve()); onresults gets (buffer, Int32Array view, first int, int count). Parameters arrive the other way round, encoded
  * by core/pg-driver/params.ts into one Buffer (see decode_params).
  *
@@ -382,10 +382,11 @@ static int new_buffer(napi_env env, size_t bytes, char **data, napi_value *buf, 
 }
 
 /* Room for `bytes` (4-aligned start) in the connection's slab, or a dedicated Buffer for large
- * deliveries. Why a slab: one napi_create_buffer per socket read (~17 KB for a 16-row SELECT of
- * 1 KiB values) cost ~4.5% of the process CPU in perf, mostly fresh pages being faulted in; a
- * 256 KiB slab carved into consecutive deliveries (never reused while JS may hold views into
- * it: the next slab is a new Buffer) costs one allocation per ~15 reads. */
+ * deliveries. The slab (never reused while JS may hold views into it: the next slab is a new
+ * Buffer) saves the Buffer + Int32Array pair per socket read. 64 KiB, under glibc's 128 KiB mmap
+ * threshold: a 256 KiB slab came from mmap and cost ~2.9 page faults per 16-row SELECT (0.1 at
+ * 64 KiB); against a Buffer per read (~17 KB here) no CPU difference showed through this
+ * machine's ±25% run-to-run noise. */
 static int reserve(PgConn *c, size_t bytes, char **at, napi_value *buf, napi_value *i32,
                    size_t *index) {
   napi_env env = c->env;
@@ -483,8 +484,8 @@ static void deliver(PgConn *c) {
   if (n == 0) return;
   c->nres = 0; /* from here the results belong to this call, not to teardown */
   c->inflight -= (int64_t)n;
+  napi_value self = self_value(c); /* before set_busy may make the reference weak */
   set_busy(c, c->inflight > 0);
-  napi_value self = self_value(c);
   size_t from = 0, bytes = 0;
   for (size_t i = 0; i <= n && self; i++) {
     size_t a = 0, b = 0;
@@ -885,7 +886,13 @@ static napi_value js_sync(napi_env env, napi_callback_info info) {
   if (!PQpipelineSync(c->pg)) return throw_send_error(c, env);
   sent(c);
   int r = PQflush(c->pg);
-  if (r < 0) return throw_send_error(c, env);
+  if (r < 0) {
+    /* only a read error (connection dropped) makes a nonblocking flush fail */
+    char msg[512];
+    conn_message(c, msg, sizeof msg, "could not send to the server");
+    teardown(c);
+    return postresp_throw(env, kCodeConnection, msg);
+  }
   if (r == 1 && !c->want_write) {
     c->want_write = 1;
     if (poll_update(c, UV_READABLE | UV_WRITABLE) != 0)

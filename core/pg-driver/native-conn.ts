@@ -88,8 +88,13 @@ export class NativePgConnection {
   /** Opens a connection. `url`: a postgres:// URL or a libpq key=value string. */
   static connect(url: string, options: ConnectOptions = {}): Promise<NativePgConnection> {
     const opts = { ...kDefaults, ...options };
-    if (!(opts.connectTimeoutMs > 0)) throw new TypeError('connectTimeoutMs must be a positive number');
-    const { PgConn } = loadPgAddon();
+    if (!(opts.connectTimeoutMs > 0)) return Promise.reject(new TypeError('connectTimeoutMs must be a positive number'));
+    let PgConn: ReturnType<typeof loadPgAddon>['PgConn'];
+    try {
+      PgConn = loadPgAddon().PgConn; // POSTRESP_ERR_NATIVE naming libpq-dev and `npm rebuild`
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return hostAddress(url).then(
       (hostaddr) =>
         new Promise<NativePgConnection>((resolve, reject) => {
@@ -394,7 +399,7 @@ async function hostAddress(url: string): Promise<string | null> {
   } catch {
     return null;
   }
-  if (!host || host === 'localhost' || host.includes('%') || host.startsWith('[') || net.isIP(host)) return null;
+  if (!host || host === 'localhost' || /[%,]/.test(host) || host.startsWith('[') || net.isIP(host)) return null;
   try {
     return (await dns.promises.lookup(host)).address;
   } catch {
