@@ -95,13 +95,14 @@ export class WorkerState implements ServerContext {
     }
   }
 
+  /** started: performance.now() when the command's bytes arrived, or -1 for an immediate command */
   record(spec: CommandSpec, started: number, result: Reply): void {
     const s = this.stats;
     s.totalCommands++;
     let c = s.commands[spec.name];
     if (c === undefined) c = s.commands[spec.name] = { calls: 0, usec: 0, rejected: 0, failed: 0, hist: newHistogram() };
     c.calls++;
-    const usec = (performance.now() - started) * 1000;
+    const usec = started < 0 ? 0 : (performance.now() - started) * 1000;
     c.usec += usec;
     recordLatency(c.hist, usec);
     if (result instanceof RespError) {

@@ -8,16 +8,18 @@ import type { CommandSpec } from './spec';
 
 export class CommandTable {
   readonly byName = new Map<string, CommandSpec>();
-  /** name → spec keyed by the raw bytes' latin1 string: avoids lower-casing on the hot path when
-   *  clients send the usual upper- or lower-case spelling (measured: ~40 ns vs ~110 ns per lookup). */
-  private readonly spelled = new Map<string, CommandSpec>();
+  /** case-folded FNV-1a hash of the name's bytes → specs: no string is made per lookup
+   *  (toString + Map<string> cost ~6% of PING throughput in a CPU profile) */
+  private readonly hashed = new Map<number, CommandSpec[]>();
 
   constructor(specs: Iterable<CommandSpec>) {
     for (const spec of specs) {
       if (this.byName.has(spec.name)) throw new Error(`duplicate command ${spec.name}`);
       this.byName.set(spec.name, spec);
-      this.spelled.set(spec.name, spec);
-      this.spelled.set(spec.name.toUpperCase(), spec);
+      const h = foldHash(Buffer.from(spec.name, 'latin1'));
+      const list = this.hashed.get(h);
+      if (list) list.push(spec);
+      else this.hashed.set(h, [spec]);
     }
   }
 
@@ -27,8 +29,10 @@ export class CommandTable {
 
   lookup(name: Buffer): CommandSpec | undefined {
     if (name.length > 32) return undefined;
-    const s = name.toString('latin1');
-    return this.spelled.get(s) ?? this.byName.get(s.toLowerCase());
+    const list = this.hashed.get(foldHash(name));
+    if (list === undefined) return undefined;
+    for (const spec of list) if (sameFolded(name, spec.name)) return spec;
+    return undefined;
   }
 
   /** The spec that will run argv (a subcommand for containers), or the error to reply with. */
@@ -48,6 +52,26 @@ export class CommandTable {
   *all(): IterableIterator<CommandSpec> {
     yield* this.byName.values();
   }
+}
+
+function foldHash(b: Buffer): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < b.length; i++) {
+    let c = b[i];
+    if (c >= 65 && c <= 90) c += 32;
+    h = Math.imul(h ^ c, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+function sameFolded(b: Buffer, lowerName: string): boolean {
+  if (b.length !== lowerName.length) return false;
+  for (let i = 0; i < b.length; i++) {
+    let c = b[i];
+    if (c >= 65 && c <= 90) c += 32;
+    if (c !== lowerName.charCodeAt(i)) return false;
+  }
+  return true;
 }
 
 export function arityOk(arity: number, argc: number): boolean {
