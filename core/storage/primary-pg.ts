@@ -8,6 +8,7 @@
 const PgNative = require('pg-native') as new (opts?: { arrayMode?: boolean }) => NativeClient;
 
 interface NativeClient {
+  on(event: 'error', cb: (err: Error) => void): void;
   connect(url: string, cb: (err?: Error) => void): void;
   query(text: string, values: unknown[], cb: (err: Error | null, rows: unknown[][]) => void): void;
   end(cb?: () => void): void;
@@ -23,6 +24,11 @@ export class PrimaryPg {
     if (this.client) return Promise.resolve(this.client);
     if (this.connecting) return this.connecting;
     const c = new PgNative({ arrayMode: true });
+    // pg-native emits 'error' when the server goes away between queries: unhandled, that would
+    // end the process; the next query reconnects instead
+    c.on('error', () => {
+      if (this.client === c) this.client = undefined;
+    });
     const sep = this.url.includes('?') ? '&' : '?';
     const url = `${this.url}${sep}options=${encodeURIComponent(this.startupOptions)}`;
     this.connecting = new Promise<NativeClient>((resolve, reject) => {
