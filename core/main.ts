@@ -9,6 +9,7 @@ import { PrimaryServer } from './server';
 import { provisionStorage } from './storage/provision';
 import { PrimaryPg } from './storage/primary-pg';
 import { KeyspaceInfo } from './storage/keyspace-info';
+import { Sweeper } from './storage/sweeper';
 import { AdminHttp } from './admin-http';
 import { mergeCommands, mergeErrors } from './metrics/aggregate';
 import { kPostrespVersion, kRedisVersion } from './version';
@@ -37,13 +38,19 @@ async function main(): Promise<void> {
   });
   const primaryPg = new PrimaryPg(storage.url, storage.startupOptions);
   const keyspace = new KeyspaceInfo(primaryPg);
+  // active expiry on a connection of its own; POSTRESP_ACTIVE_EXPIRE=no turns it off (benchmarks)
+  const sweeperPg = new PrimaryPg(storage.url, storage.startupOptions);
+  const sweeper = new Sweeper(sweeperPg, { log });
   server.infoSections = async () => ({
     persistence: [['postresp_storage_mode', storage.storageMode], ['postresp_schema', storage.schema],
       ['postresp_postgres', storage.source.replace(/\s+/g, ' ')], ['postresp_postgres_version', storage.serverVersion]],
     keyspace: await keyspace.keyspace(),
+    stats: [['expired_keys', sweeper.deleted]],
   });
   // after the workers closed their clients and lanes: stop the embedded Postgres, then exit
   server.onStopped.push(async () => {
+    await sweeper.stop();
+    await sweeperPg.close();
     await primaryPg.close();
     await storage.embedded?.stop();
   });
@@ -62,6 +69,7 @@ async function main(): Promise<void> {
     await storage.embedded?.stop().catch(() => undefined);
     throw e;
   }
+  if (process.env.POSTRESP_ACTIVE_EXPIRE !== 'no') sweeper.start();
   const httpPort = config.int('http-port');
   if (httpPort !== 0) {
     const http = new AdminHttp({
@@ -70,7 +78,7 @@ async function main(): Promise<void> {
         const d = server.infoData();
         return { connectedClients: d.connectedClients, totalConnectionsReceived: d.totalConnectionsReceived,
           rejectedConnections: d.rejectedConnections, workerRestarts: d.workerRestarts,
-          uptimeSeconds: Math.floor((Date.now() - server.startedAt) / 1000), sweeperDeleted: 0 };
+          uptimeSeconds: Math.floor((Date.now() - server.startedAt) / 1000), sweeperDeleted: sweeper.deleted };
       },
       pgAlive: () => Promise.race([
         primaryPg.query('SELECT 1').then(() => true, () => false),

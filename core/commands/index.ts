@@ -19,13 +19,19 @@ import { time } from './server/time';
 import { kKeyCommands } from './keys';
 import { kStringCommands } from './string';
 import { kTransactionCommands } from './transactions';
+import { kHashCommands } from './hash';
+import { kSetCommands } from './set';
+import { kListCommands } from './list';
+import { kZsetCommands } from './zset';
 
 export const kConnectionCommands: CommandSpec[] = [auth, client, echo, hello, ping, quit, reset, select];
 export const kServerCommands: CommandSpec[] = [command, config, debug, info, latency, shutdown, time];
 
 /** Each family's index lists its commands; adding a family = one import and one spread here. */
 export function allCommands(): CommandSpec[] {
-  return [...kConnectionCommands, ...kServerCommands, ...kStringCommands, ...kKeyCommands, ...kTransactionCommands];
+  return [...kConnectionCommands, ...kServerCommands, ...kStringCommands, ...kKeyCommands, ...kTransactionCommands,
+    ...kHashCommands, ...kSetCommands, ...kListCommands,
+    ...kZsetCommands];
 }
 
 export function buildCommandTable(): CommandTable {

@@ -46,6 +46,66 @@ export const kMigrations: readonly Migration[] = [
       `CREATE INDEX kv_expires_at ON ${s}.kv (expires_at) WHERE expires_at IS NOT NULL`,
     ],
   },
+  {
+    version: 2,
+    name: 'collections: hashes, lists, sets, zsets (docs/collections.md)',
+    statements: (s, persistence) => [
+      // Per-key metadata of a collection, kept in its kv row (locked and version-stamped by
+      // every write anyway): card = element count (HLEN/SCARD/ZCARD/LLEN in O(1), negative
+      // ranks); head = position of a list's first element (positions are head … head+card-1).
+      `ALTER TABLE ${s}.kv ADD COLUMN card bigint, ADD COLUMN head bigint`,
+      // h: a random int per element, indexed with its key: *SCAN cursors (stable while elements
+      // come and go) and O(log n) random picks (SPOP, SRANDMEMBER, HRANDFIELD, ZRANDMEMBER).
+      // fillfactor 70 keeps HSET overwrites HOT (value is not indexed).
+      `CREATE ${persistence}TABLE ${s}.hashes (
+         db smallint NOT NULL, key bytea NOT NULL, field bytea NOT NULL, value bytea NOT NULL,
+         h integer NOT NULL DEFAULT (random() * 2147483647)::integer,
+         PRIMARY KEY (db, key, field),
+         FOREIGN KEY (db, key) REFERENCES ${s}.kv (db, key) ON DELETE CASCADE
+       ) WITH (fillfactor = 70)`,
+      `CREATE INDEX hashes_h ON ${s}.hashes (db, key, h)`,
+      `CREATE ${persistence}TABLE ${s}.sets (
+         db smallint NOT NULL, key bytea NOT NULL, member bytea NOT NULL,
+         h integer NOT NULL DEFAULT (random() * 2147483647)::integer,
+         PRIMARY KEY (db, key, member),
+         FOREIGN KEY (db, key) REFERENCES ${s}.kv (db, key) ON DELETE CASCADE
+       )`,
+      `CREATE INDEX sets_h ON ${s}.sets (db, key, h)`,
+      // Positions are contiguous, so LINDEX/LSET/LRANGE are index lookups at any offset and
+      // LPUSH/RPUSH/LPOP/RPOP touch only the ends. LINSERT/LREM shift one side in one UPDATE:
+      // DEFERRABLE lets positions collide inside that statement (checked at its end).
+      `CREATE ${persistence}TABLE ${s}.lists (
+         db smallint NOT NULL, key bytea NOT NULL, pos bigint NOT NULL, value bytea NOT NULL,
+         PRIMARY KEY (db, key, pos) DEFERRABLE INITIALLY IMMEDIATE,
+         FOREIGN KEY (db, key) REFERENCES ${s}.kv (db, key) ON DELETE CASCADE
+       )`,
+      `CREATE ${persistence}TABLE ${s}.zsets (
+         db smallint NOT NULL, key bytea NOT NULL, member bytea NOT NULL, score float8 NOT NULL,
+         h integer NOT NULL DEFAULT (random() * 2147483647)::integer,
+         PRIMARY KEY (db, key, member),
+         FOREIGN KEY (db, key) REFERENCES ${s}.kv (db, key) ON DELETE CASCADE
+       )`,
+      // (score, member) is Redis's order: ranges by score, by rank and by lex walk this index.
+      `CREATE INDEX zsets_score ON ${s}.zsets (db, key, score, member)`,
+      `CREATE INDEX zsets_h ON ${s}.zsets (db, key, h)`,
+      // SET (and anything else that turns a collection key into a string) replaces the key: the
+      // old family's rows go with it. The WHEN clause is evaluated without calling the function,
+      // so string overwrites pay only the comparison.
+      `CREATE FUNCTION ${s}.kv_type_changed() RETURNS trigger LANGUAGE plpgsql AS $f$
+       BEGIN
+         CASE OLD.type
+           WHEN 1 THEN DELETE FROM ${s}.hashes WHERE db = OLD.db AND key = OLD.key;
+           WHEN 2 THEN DELETE FROM ${s}.lists WHERE db = OLD.db AND key = OLD.key;
+           WHEN 3 THEN DELETE FROM ${s}.sets WHERE db = OLD.db AND key = OLD.key;
+           WHEN 4 THEN DELETE FROM ${s}.zsets WHERE db = OLD.db AND key = OLD.key;
+           ELSE NULL;
+         END CASE;
+         RETURN NULL;
+       END $f$`,
+      `CREATE TRIGGER kv_type_changed AFTER UPDATE OF type ON ${s}.kv FOR EACH ROW
+         WHEN (OLD.type <> NEW.type) EXECUTE FUNCTION ${s}.kv_type_changed()`,
+    ],
+  },
 ];
 
 export const kSchemaVersion = kMigrations[kMigrations.length - 1]!.version;
@@ -132,9 +192,13 @@ async function convertMode(c: pg.Client, schema: string, from: StorageMode, to: 
   }
   const s = quoteIdent(schema);
   if (rewrite) {
+    // Foreign keys (collection tables → kv) must never join a logged and an unlogged table:
+    // going logged, referenced tables (kv) convert first; going unlogged, they convert last.
     const tables = await c.query<{ relname: string }>(
       `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname <> 'meta' ORDER BY c.relname`, [schema]);
+        WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname <> 'meta'
+        ORDER BY EXISTS (SELECT 1 FROM pg_constraint f WHERE f.confrelid = c.oid AND f.contype = 'f') = $2 DESC,
+          c.relname`, [schema, to !== 'unlogged']);
     for (const { relname } of tables.rows) {
       await c.query(`ALTER TABLE ${s}."${relname.replace(/"/g, '""')}" SET ${to === 'unlogged' ? 'UNLOGGED' : 'LOGGED'}`);
     }

@@ -12,6 +12,10 @@
  */
 import type pg from 'pg';
 import { quoteIdent } from '../postgres/schema';
+import { collectionFunctions } from '../commands/collection/functions';
+import { floatFunctions } from './functions-float';
+import { keyFunctions } from './functions-keys';
+import { stringFunctions } from './functions-strings';
 
 export function functionStatements(schema: string): string[] {
   const s = quoteIdent(schema);
@@ -88,6 +92,10 @@ export function functionStatements(schema: string): string[] {
          WHERE kv.version IS DISTINCT FROM w.version) INTO changed;
        IF changed THEN RAISE EXCEPTION 'watched key changed' USING ERRCODE = 'PRW01'; END IF;
      END $f$`,
+    ...stringFunctions(s), ...floatFunctions(s), ...keyFunctions(s),
+    // Collections (hashes, lists, sets, zsets): one block, the SQL beside its commands
+    // (core/commands/collection/functions.ts and each family's functions.ts).
+    ...collectionFunctions(s),
   ];
 }
 

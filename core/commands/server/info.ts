@@ -28,6 +28,8 @@ function sections(s: Session, d: InfoData): Record<string, () => Fields> {
   const up = Math.floor((now - s.server.startedAt) / 1000);
   const mem = process.memoryUsage();
   const cpu = process.cpuUsage();
+  // the primary's figures (expired_keys: the sweeper's deletions) replace the placeholders
+  const extra = new Map(d.sections?.stats ?? []);
   return {
     server: () => [
       ['redis_version', kRedisVersion], ['postresp_version', kPostrespVersion], ['redis_git_sha1', '00000000'],
@@ -58,11 +60,11 @@ function sections(s: Session, d: InfoData): Record<string, () => Fields> {
       ['instantaneous_ops_per_sec', 0],
       ['total_net_input_bytes', sum(w, (x) => x.netInputBytes)], ['total_net_output_bytes', sum(w, (x) => x.netOutputBytes)],
       ['rejected_connections', d.primary.rejectedConnections ?? 0],
-      ['expired_keys', 0], ['evicted_keys', 0], ['keyspace_hits', 0], ['keyspace_misses', 0],
+      ['expired_keys', extra.get('expired_keys') ?? 0], ['evicted_keys', 0], ['keyspace_hits', 0], ['keyspace_misses', 0],
       ['pubsub_channels', 0], ['pubsub_patterns', 0],
       ['total_error_replies', sum(w, (x) => Object.values(x.errorCodes).reduce((a, b) => a + b, 0))],
       ['total_rejected_calls', sum(w, (x) => x.rejectedCalls)], ['total_failed_calls', sum(w, (x) => x.failedCalls)],
-      ...(d.sections?.stats ?? []),
+      ...(d.sections?.stats ?? []).filter(([k]) => k !== 'expired_keys'),
     ],
     replication: () => [['role', 'master'], ['connected_slaves', 0], ['master_failover_state', 'no-failover'],
       ['master_replid', s.server.runId], ['master_repl_offset', 0]],

@@ -1,0 +1,18 @@
+/**
+ * HSETNX key field value — 1 when the field was set, 0 when it already existed.
+ * https://redis.io/commands/hsetnx/
+ */
+import { byteaArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
+import { defineCommand } from '../define';
+import { kOneKey } from '../spec';
+import { kHashSql } from './sql';
+
+export const hsetnx = defineCommand({
+  name: 'hsetnx', arity: 4, flags: ['write', 'denyoom', 'fast'], keys: kOneKey, acl: ['write', 'hash', 'fast'],
+  group: 'hash', since: '2.0.0', summary: 'Sets the value of a field in a hash only when the field doesn\'t exist.',
+  complexity: 'O(1)',
+  run(s, argv) {
+    const values = [dbArg(s), argv[1], byteaArray([argv[2]]), byteaArray([argv[3]]), 'true', nowArg()];
+    return exec(s, kHashSql.set, values, statusReply({}, (rows) => int(rows[0][1])));
+  },
+});

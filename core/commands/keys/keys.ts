@@ -1,0 +1,34 @@
+/**
+ * KEYS pattern — every live key of the selected database matching the glob, in key order. The
+ * pattern's literal prefix narrows the index range Postgres reads; globMatch does the rest.
+ * https://redis.io/commands/keys/
+ */
+import { globMatch } from '../../glob';
+import { defineCommand } from '../define';
+import { globRange, matchesAll } from './glob-range';
+import { dbOf, live, nowMs } from './shared';
+
+const kBounded = {
+  name: 'pr_keys_range',
+  text: `SELECT key FROM kv WHERE db = $1::int2 AND key >= $2::bytea AND key < $3::bytea AND ${live('$4')} ORDER BY key`,
+};
+const kOpen = {
+  name: 'pr_keys_from',
+  text: `SELECT key FROM kv WHERE db = $1::int2 AND key >= $2::bytea AND ${live('$3')} ORDER BY key`,
+};
+
+export const keys = defineCommand({
+  name: 'keys', arity: 2, flags: ['readonly'], acl: ['keyspace', 'read', 'slow', 'dangerous'], group: 'generic',
+  summary: 'Returns all key names that match a pattern.', complexity: 'O(N) with N being the number of keys in the database',
+  run(s, argv) {
+    const pattern = argv[1];
+    const { from, to } = globRange(pattern);
+    const all = matchesAll(pattern);
+    const [stmt, values] = to === undefined ? [kOpen, [dbOf(s), from, nowMs()]] : [kBounded, [dbOf(s), from, to, nowMs()]];
+    return s.server.store.exec(s, stmt, values, (rows) => {
+      const out: Buffer[] = [];
+      for (const r of rows) if (all || globMatch(pattern, r[0] as Buffer)) out.push(r[0] as Buffer);
+      return out;
+    });
+  },
+});

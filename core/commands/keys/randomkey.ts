@@ -1,0 +1,15 @@
+/**
+ * RANDOMKEY — a random live key of the selected database, nil when it is empty. Uniform enough,
+ * not exactly uniform: a random row of a random heap block (random_key).
+ * https://redis.io/commands/randomkey/
+ */
+import { defineCommand } from '../define';
+import { dbOf, nowMs } from './shared';
+
+const kStmt = { name: 'pr_randomkey', text: 'SELECT random_key($1::int2, $2::int8)' };
+
+export const randomkey = defineCommand({
+  name: 'randomkey', arity: 1, flags: ['readonly'], acl: ['keyspace', 'read', 'slow'], group: 'generic',
+  summary: 'Returns a random key name from the database.', complexity: 'O(1)',
+  run: (s) => s.server.store.exec(s, kStmt, [dbOf(s), nowMs()], (rows) => (rows[0][0] as Buffer | null) ?? null),
+});

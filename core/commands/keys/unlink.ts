@@ -1,0 +1,14 @@
+/**
+ * UNLINK key [key …] — DEL: Postgres frees the rows either way (collection rows by cascade),
+ * so there is no slower synchronous variant to avoid.
+ * https://redis.io/commands/unlink/
+ */
+import { defineCommand } from '../define';
+import { kAllKeys } from '../spec';
+
+export const unlink = defineCommand({
+  name: 'unlink', arity: -2, flags: ['write', 'fast'], keys: kAllKeys, acl: ['keyspace', 'write', 'fast'],
+  group: 'generic', since: '4.0.0', complexity: 'O(1) for each key removed regardless of its size.',
+  summary: 'Asynchronously deletes one or more keys.',
+  run: (s, argv) => s.server.store.del(s, argv.slice(1)),
+});

@@ -1,0 +1,207 @@
+/**
+ * List functions. Element i (0-based) of a list sits at position kv.head + i: pushes and pops
+ * touch one end and change head/card; LINSERT and LREM shift the shorter side in one UPDATE
+ * (the primary key is DEFERRABLE, so positions may collide inside that statement).
+ * Status codes: collection/functions.ts; 3 = no such key, 4 = index out of range (LSET).
+ * Functions that return elements are RETURNS TABLE: WRONGTYPE is one row with status 2.
+ */
+import { createKey, lockKey } from '../collection/functions';
+
+const kList = 2;
+
+export function listFunctions(s: string): string[] {
+  return [
+    // LPUSH/RPUSH (p_xx false) and LPUSHX/RPUSHX (true): n = the new length (0 when X missed)
+    `CREATE OR REPLACE FUNCTION ${s}.l_push(p_db int2, p_key bytea, p_v bytea[], p_left bool, p_xx bool, p_now int8,
+       OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
+     DECLARE r record; live bool; c int8 := cardinality(p_v);
+     BEGIN
+       LOOP
+         ${lockKey(s, kList)}
+         status := 1;
+         IF NOT live THEN
+           n := 0;
+           IF p_xx THEN RETURN; END IF;
+           ${createKey(s, kList, 'c', 'CASE WHEN p_left THEN -c ELSE 0 END')}
+           INSERT INTO ${s}.lists (db, key, pos, value)
+             SELECT p_db, p_key, CASE WHEN p_left THEN -i ELSE i - 1 END, v FROM unnest(p_v) WITH ORDINALITY AS t(v, i);
+           n := c; RETURN;
+         END IF;
+         INSERT INTO ${s}.lists (db, key, pos, value)
+           SELECT p_db, p_key, CASE WHEN p_left THEN r.head - i ELSE r.head + r.card + i - 1 END, v
+           FROM unnest(p_v) WITH ORDINALITY AS t(v, i);
+         UPDATE ${s}.kv SET card = card + c, head = CASE WHEN p_left THEN head - c ELSE head END, version = txid_current()
+           WHERE db = p_db AND key = p_key;
+         n := r.card + c; RETURN;
+       END LOOP;
+     END $f$`,
+    // LPOP/RPOP: up to p_count elements from one end, in pop order
+    `CREATE OR REPLACE FUNCTION ${s}.l_pop(p_db int2, p_key bytea, p_count int8, p_left bool, p_now int8)
+     RETURNS TABLE (status int2, value bytea) LANGUAGE plpgsql AS $f$
+     #variable_conflict use_column
+     DECLARE r record; live bool; c int8;
+     BEGIN
+       ${lockKey(s, kList, 'p_key', 'r', 'live', 'status := 2; value := NULL; RETURN NEXT; RETURN;')}
+       IF NOT live THEN RETURN; END IF;
+       IF p_count = 0 THEN status := 1; value := NULL; RETURN NEXT; RETURN; END IF;
+       c := least(p_count, r.card);
+       IF p_left THEN
+         RETURN QUERY SELECT 1::int2, l.value FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_key
+           AND l.pos >= r.head AND l.pos < r.head + c ORDER BY l.pos;
+       ELSE
+         RETURN QUERY SELECT 1::int2, l.value FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_key
+           AND l.pos > r.head + r.card - 1 - c AND l.pos <= r.head + r.card - 1 ORDER BY l.pos DESC;
+       END IF;
+       IF c = 0 THEN RETURN; END IF;
+       IF c = r.card THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; RETURN; END IF;
+       IF p_left THEN
+         DELETE FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_key AND l.pos >= r.head AND l.pos < r.head + c;
+       ELSE
+         DELETE FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_key AND l.pos > r.head + r.card - 1 - c;
+       END IF;
+       UPDATE ${s}.kv SET card = card - c, head = CASE WHEN p_left THEN head + c ELSE head END, version = txid_current()
+         WHERE db = p_db AND key = p_key;
+     END $f$`,
+    // LSET key index element
+    `CREATE OR REPLACE FUNCTION ${s}.l_set(p_db int2, p_key bytea, p_index int8, p_v bytea, p_now int8, OUT status int2)
+     LANGUAGE plpgsql AS $f$
+     DECLARE r record; live bool; i int8;
+     BEGIN
+       ${lockKey(s, kList)}
+       IF NOT live THEN status := 3; RETURN; END IF;
+       IF p_index IS NULL THEN status := 5; RETURN; END IF;
+       i := CASE WHEN p_index < 0 THEN r.card + p_index ELSE p_index END;
+       IF i < 0 OR i >= r.card THEN status := 4; RETURN; END IF;
+       UPDATE ${s}.lists SET value = p_v WHERE db = p_db AND key = p_key AND pos = r.head + i;
+       UPDATE ${s}.kv SET version = txid_current() WHERE db = p_db AND key = p_key;
+       status := 1;
+     END $f$`,
+    // LINSERT key BEFORE|AFTER pivot element: n = new length, -1 without the pivot, 0 without the key
+    `CREATE OR REPLACE FUNCTION ${s}.l_insert(p_db int2, p_key bytea, p_after bool, p_pivot bytea, p_v bytea, p_now int8,
+       OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
+     DECLARE r record; live bool; p int8; t int8;
+     BEGIN
+       ${lockKey(s, kList)}
+       status := 1; n := 0;
+       IF NOT live THEN RETURN; END IF;
+       SELECT pos INTO p FROM ${s}.lists WHERE db = p_db AND key = p_key AND value = p_pivot ORDER BY pos LIMIT 1;
+       IF NOT FOUND THEN n := -1; RETURN; END IF;
+       t := p - r.head + CASE WHEN p_after THEN 1 ELSE 0 END; -- index of the new element
+       IF t < r.card - t THEN
+         UPDATE ${s}.lists SET pos = pos - 1 WHERE db = p_db AND key = p_key AND pos < r.head + t;
+         INSERT INTO ${s}.lists (db, key, pos, value) VALUES (p_db, p_key, r.head + t - 1, p_v);
+         UPDATE ${s}.kv SET card = card + 1, head = head - 1, version = txid_current() WHERE db = p_db AND key = p_key;
+       ELSE
+         UPDATE ${s}.lists SET pos = pos + 1 WHERE db = p_db AND key = p_key AND pos >= r.head + t;
+         INSERT INTO ${s}.lists (db, key, pos, value) VALUES (p_db, p_key, r.head + t, p_v);
+         UPDATE ${s}.kv SET card = card + 1, version = txid_current() WHERE db = p_db AND key = p_key;
+       END IF;
+       n := r.card + 1;
+     END $f$`,
+    // LREM key count element: the matches go, then the shorter side closes the gaps
+    `CREATE OR REPLACE FUNCTION ${s}.l_rem(p_db int2, p_key bytea, p_count int8, p_v bytea, p_now int8,
+       OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
+     DECLARE r record; live bool; lo int8; hi int8;
+     BEGIN
+       ${lockKey(s, kList)}
+       status := 1; n := 0;
+       IF NOT live THEN RETURN; END IF;
+       WITH m AS (
+         SELECT pos FROM ${s}.lists WHERE db = p_db AND key = p_key AND value = p_v
+         ORDER BY CASE WHEN p_count >= 0 THEN pos END, pos DESC
+         LIMIT CASE WHEN p_count <> 0 THEN abs(p_count) END),
+       d AS (DELETE FROM ${s}.lists l USING m WHERE l.db = p_db AND l.key = p_key AND l.pos = m.pos RETURNING l.pos)
+       SELECT count(*), min(pos), max(pos) INTO n, lo, hi FROM d;
+       IF n = 0 THEN RETURN; END IF;
+       IF n = r.card THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; RETURN; END IF;
+       IF r.head + r.card - 1 - lo <= hi - r.head THEN
+         UPDATE ${s}.lists l SET pos = q.np FROM (
+           SELECT pos, lo + row_number() OVER (ORDER BY pos) - 1 AS np FROM ${s}.lists
+           WHERE db = p_db AND key = p_key AND pos > lo) q
+         WHERE l.db = p_db AND l.key = p_key AND l.pos = q.pos AND q.np <> l.pos;
+         UPDATE ${s}.kv SET card = card - n, version = txid_current() WHERE db = p_db AND key = p_key;
+       ELSE
+         UPDATE ${s}.lists l SET pos = q.np FROM (
+           SELECT pos, hi - row_number() OVER (ORDER BY pos DESC) + 1 AS np FROM ${s}.lists
+           WHERE db = p_db AND key = p_key AND pos < hi) q
+         WHERE l.db = p_db AND l.key = p_key AND l.pos = q.pos AND q.np <> l.pos;
+         UPDATE ${s}.kv SET card = card - n, head = head + n, version = txid_current() WHERE db = p_db AND key = p_key;
+       END IF;
+     END $f$`,
+    // LTRIM key start stop (Redis's index arithmetic); an empty result deletes the key
+    `CREATE OR REPLACE FUNCTION ${s}.l_trim(p_db int2, p_key bytea, p_start int8, p_stop int8, p_now int8, OUT status int2)
+     LANGUAGE plpgsql AS $f$
+     DECLARE r record; live bool; a int8 := p_start; b int8 := p_stop; lt int8; rt int8;
+     BEGIN
+       ${lockKey(s, kList)}
+       status := 1;
+       IF NOT live THEN RETURN; END IF;
+       IF a < 0 THEN a := r.card + a; END IF;
+       IF b < 0 THEN b := r.card + b; END IF;
+       IF a < 0 THEN a := 0; END IF;
+       IF a > b OR a >= r.card THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; RETURN; END IF;
+       IF b >= r.card THEN b := r.card - 1; END IF;
+       lt := a; rt := r.card - b - 1;
+       DELETE FROM ${s}.lists WHERE db = p_db AND key = p_key AND (pos < r.head + lt OR pos > r.head + r.card - 1 - rt);
+       UPDATE ${s}.kv SET card = card - lt - rt, head = head + lt, version = txid_current() WHERE db = p_db AND key = p_key;
+     END $f$`,
+    // LMOVE / RPOPLPUSH: status 0 = source missing (nil), 1 = moved (value); both kv rows are
+    // locked in key order first
+    `CREATE OR REPLACE FUNCTION ${s}.l_move(p_db int2, p_src bytea, p_dst bytea, p_from_left bool, p_to_left bool, p_now int8,
+       OUT status int2, OUT value bytea) LANGUAGE plpgsql AS $f$
+     DECLARE r record; live bool; d record; dlive bool; p int8;
+     BEGIN
+       LOOP
+         PERFORM 1 FROM ${s}.kv WHERE db = p_db AND key IN (p_src, p_dst) ORDER BY key FOR NO KEY UPDATE;
+         ${lockKey(s, kList, 'p_src')}
+         IF NOT live THEN status := 0; RETURN; END IF;
+         ${lockKey(s, kList, 'p_dst', 'd', 'dlive')}
+         p := CASE WHEN p_from_left THEN r.head ELSE r.head + r.card - 1 END;
+         SELECT l.value INTO value FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_src AND l.pos = p;
+         status := 1;
+         IF p_src = p_dst THEN
+           IF p_from_left <> p_to_left THEN
+             UPDATE ${s}.lists SET pos = CASE WHEN p_to_left THEN r.head - 1 ELSE r.head + r.card END
+               WHERE db = p_db AND key = p_src AND pos = p;
+             UPDATE ${s}.kv SET head = head + CASE WHEN p_to_left THEN -1 ELSE 1 END, version = txid_current()
+               WHERE db = p_db AND key = p_src;
+           ELSE
+             UPDATE ${s}.kv SET version = txid_current() WHERE db = p_db AND key = p_src;
+           END IF;
+           RETURN;
+         END IF;
+         IF NOT dlive THEN
+           ${createKey(s, kList, '1', '0', 'p_dst')}
+           INSERT INTO ${s}.lists (db, key, pos, value) VALUES (p_db, p_dst, 0, value);
+         ELSE
+           INSERT INTO ${s}.lists (db, key, pos, value)
+             VALUES (p_db, p_dst, CASE WHEN p_to_left THEN d.head - 1 ELSE d.head + d.card END, value);
+           UPDATE ${s}.kv SET card = card + 1, head = head - CASE WHEN p_to_left THEN 1 ELSE 0 END, version = txid_current()
+             WHERE db = p_db AND key = p_dst;
+         END IF;
+         IF r.card = 1 THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_src;
+         ELSE
+           DELETE FROM ${s}.lists WHERE db = p_db AND key = p_src AND pos = p;
+           UPDATE ${s}.kv SET card = card - 1, head = head + CASE WHEN p_from_left THEN 1 ELSE 0 END, version = txid_current()
+             WHERE db = p_db AND key = p_src;
+         END IF;
+         RETURN;
+       END LOOP;
+     END $f$`,
+    // LMPOP: the first key (in argument order) holding a list gives up to p_count elements;
+    // another type on the way is WRONGTYPE. Rows: (status, key, value).
+    `CREATE OR REPLACE FUNCTION ${s}.l_mpop(p_db int2, p_keys bytea[], p_left bool, p_count int8, p_now int8)
+     RETURNS TABLE (status int2, key bytea, value bytea) LANGUAGE plpgsql AS $f$
+     #variable_conflict use_column
+     DECLARE mk bytea; r record; live bool;
+     BEGIN
+       FOREACH mk IN ARRAY p_keys LOOP
+         ${lockKey(s, kList, 'mk', 'r', 'live', 'status := 2; key := NULL; value := NULL; RETURN NEXT; RETURN;')}
+         IF live THEN
+           RETURN QUERY SELECT p.status, mk, p.value FROM ${s}.l_pop(p_db, mk, p_count, p_left, p_now) p;
+           RETURN;
+         END IF;
+       END LOOP;
+     END $f$`,
+  ];
+}

@@ -1,0 +1,36 @@
+/**
+ * LPOP | RPOP key [count] — one element (nil when missing), or up to count of them (a null array
+ * when the key is missing). One generic: pop(left).
+ * https://redis.io/commands/lpop/
+ */
+import { RespError, kNullArray } from '../../reply';
+import { dbArg, exec, nowArg, statusReply } from '../collection/exec';
+import { positiveLong } from '../collection/args';
+import { defineCommand } from '../define';
+import { kOneKey, type CommandSpec } from '../spec';
+import { kListSql } from './sql';
+
+function pop(name: string, left: boolean, summary: string): CommandSpec {
+  return defineCommand({
+    name, arity: -2, flags: ['write', 'fast'], keys: kOneKey, acl: ['write', 'list', 'fast'], group: 'list', since: '1.0.0',
+    summary, complexity: 'O(N) where N is the number of elements returned',
+    run(s, argv) {
+      if (argv.length > 3) return new RespError(`ERR wrong number of arguments for '${name}' command`);
+      const single = argv.length === 2;
+      let count = 1n;
+      if (!single) {
+        const c = positiveLong(argv[2]);
+        if (c instanceof RespError) return c;
+        count = c;
+      }
+      return exec(s, kListSql.pop, [dbArg(s), argv[1], String(count), left ? 'true' : 'false', nowArg()], (rows) => {
+        if (rows.length === 0) return single ? null : kNullArray;
+        return statusReply({}, () => (single ? rows[0][1] as Buffer
+          : rows.filter((r) => r[1] !== null).map((r) => r[1] as Buffer)))(rows);
+      });
+    },
+  });
+}
+
+export const lpop = pop('lpop', true, 'Returns the first elements in a list after removing it. Deletes the list if the last element was popped.');
+export const rpop = pop('rpop', false, 'Returns and removes the last elements of a list. Deletes the list if the last element was popped.');

@@ -1,0 +1,25 @@
+/**
+ * LPUSH | RPUSH | LPUSHX | RPUSHX key element [element …] — the new length; the X forms only
+ * push onto an existing list (0 otherwise). One generic: push(left, onlyExisting).
+ * https://redis.io/commands/lpush/
+ */
+import { byteaArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
+import { defineCommand } from '../define';
+import { kOneKey, type CommandSpec } from '../spec';
+import { kListSql } from './sql';
+
+function push(name: string, left: boolean, onlyExisting: boolean, since: string, summary: string): CommandSpec {
+  return defineCommand({
+    name, arity: -3, flags: ['write', 'denyoom', 'fast'], keys: kOneKey, acl: ['write', 'list', 'fast'],
+    group: 'list', since, summary,
+    complexity: 'O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.',
+    run: (s, argv) => exec(s, kListSql.push,
+      [dbArg(s), argv[1], byteaArray(argv.slice(2)), left ? 'true' : 'false', onlyExisting ? 'true' : 'false', nowArg()],
+      statusReply({}, (rows) => int(rows[0][1]))),
+  });
+}
+
+export const lpush = push('lpush', true, false, '1.0.0', 'Prepends one or more elements to a list. Creates the key if it doesn\'t exist.');
+export const rpush = push('rpush', false, false, '1.0.0', 'Appends one or more elements to a list. Creates the key if it doesn\'t exist.');
+export const lpushx = push('lpushx', true, true, '2.2.0', 'Prepends one or more elements to a list only when the list exists.');
+export const rpushx = push('rpushx', false, true, '2.2.0', 'Appends an element to a list only when the list exists.');

@@ -1,0 +1,24 @@
+/**
+ * APPEND key value — appends (creating the key if missing), answers the new length.
+ * https://redis.io/commands/append/
+ */
+import { Err } from '../../resp-errors';
+import { defineCommand } from '../define';
+import { dbOf, int8Reply, kTooLong, nowMs } from '../keys/shared';
+import { kOneKey } from '../spec';
+
+const kStmt = { name: 'pr_append', text: 'SELECT status, len::text FROM append($1::int2, $2::bytea, $3::bytea, $4::int8, $5::int8)' };
+
+export const append = defineCommand({
+  name: 'append', arity: 3, flags: ['write', 'denyoom', 'fast'], keys: kOneKey, acl: ['write', 'string', 'fast'],
+  group: 'string', since: '2.0.0', summary: 'Appends a string to the value of a key. Creates the key if it doesn\'t exist.',
+  complexity: 'O(1)',
+  run(s, argv) {
+    const max = String(s.server.config.int('proto-max-bulk-len'));
+    return s.server.store.exec(s, kStmt, [dbOf(s), argv[1], argv[2], max, nowMs()], (rows) => {
+      const status = rows[0][0] as number;
+      if (status === 2) return Err.wrongType;
+      return status === 5 ? kTooLong : int8Reply(rows[0][1]);
+    });
+  },
+});

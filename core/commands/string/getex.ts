@@ -1,0 +1,57 @@
+/**
+ * GETEX key [EX s | PX ms | EXAT ts | PXAT ms-ts | PERSIST] — the value, and sets or clears the
+ * TTL. As in Redis, a missing key answers nil and another type WRONGTYPE before the expire
+ * value is validated; only the syntax is checked first.
+ * https://redis.io/commands/getex/
+ */
+import { RespError } from '../../reply';
+import { Err } from '../../resp-errors';
+import { lower } from '../args';
+import { defineCommand } from '../define';
+import { expireAt, type ExpireUnit } from '../expiry';
+import { dbOf } from '../keys/shared';
+import { kOneKey } from '../spec';
+
+const kStmt = { name: 'pr_getex', text: 'SELECT status, val FROM getex($1::int2, $2::bytea, $3::int2, $4::int8, $5::int8)' };
+const enum Mode { Read = 0, Expire = 1, Persist = 2 }
+
+/** [mode, expire unit, its argument] or a syntax error */
+function parseGetex(argv: Buffer[]): [Mode, ExpireUnit?, Buffer?] | RespError {
+  let mode = Mode.Read;
+  let unit: ExpireUnit | undefined;
+  let arg: Buffer | undefined;
+  for (let i = 2; i < argv.length; i++) {
+    const o = lower(argv[i]);
+    if (o === 'persist' && unit === undefined) mode = Mode.Persist;
+    else if ((o === 'ex' || o === 'px' || o === 'exat' || o === 'pxat') && mode !== Mode.Persist &&
+      (unit === undefined || unit === o) && i + 1 < argv.length) {
+      mode = Mode.Expire;
+      unit = o;
+      arg = argv[++i];
+    } else return Err.syntax;
+  }
+  return [mode, unit, arg];
+}
+
+export const getex = defineCommand({
+  name: 'getex', arity: -2, flags: ['write', 'fast'], keys: kOneKey, acl: ['write', 'string', 'fast'],
+  group: 'string', since: '6.2.0', summary: 'Returns the string value of a key after setting its expiration time.',
+  complexity: 'O(1)',
+  run(s, argv) {
+    const parsed = parseGetex(argv);
+    if (parsed instanceof RespError) return parsed;
+    const [mode, unit, arg] = parsed;
+    const now = Date.now();
+    const at = unit === undefined ? null : expireAt(unit, arg!, 'getex', now);
+    // an invalid expire value only reads: the error is the reply once the key proved a string
+    const badExpire = at instanceof RespError ? at : undefined;
+    const values = [dbOf(s), argv[1], String(badExpire ? Mode.Read : mode), typeof at === 'number' ? String(at) : null, String(now)];
+    return s.server.store.exec(s, kStmt, values, (rows) => {
+      const status = rows[0][0] as number;
+      if (status === 0) return null;
+      if (status === 2) return Err.wrongType;
+      return badExpire ?? (rows[0][1] as Buffer);
+    });
+  },
+});
+

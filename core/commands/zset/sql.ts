@@ -1,0 +1,97 @@
+/**
+ * The sorted-set family's statements: reads return kv.type first (no row = missing key); ranges,
+ * writes and the set algebra call ./functions.ts. $1 db, $2 key, the last $n now.
+ */
+import type { Statement } from '../../store';
+import { liveKey as live } from '../collection/sql';
+
+const rows = 'z.db = k.db AND z.key = k.key';
+const range = '$3::int2, $4::bool, $5::int8, $6::int8, $7::float8, $8::float8, $9::bytea, $10::bytea, $11::int8, $12::int8';
+
+export const kZsetSql = {
+  score: {
+    name: 'pr_z_score',
+    text: `SELECT k.type, z.score FROM kv k LEFT JOIN zsets z ON ${rows} AND z.member = $3::bytea WHERE ${live(4)}`,
+  },
+  mscore: {
+    name: 'pr_z_mscore',
+    text: `SELECT k.type, t.i::int4, z.score FROM kv k CROSS JOIN unnest($3::bytea[]) WITH ORDINALITY AS t(m, i)
+           LEFT JOIN zsets z ON ${rows} AND z.member = t.m WHERE ${live(4)}`,
+  },
+  /** rank from the bottom: elements before (score, member) in the zsets_score index */
+  rank: {
+    name: 'pr_z_rank',
+    text: `SELECT k.type, k.card, (SELECT count(*) FROM zsets x WHERE x.db = k.db AND x.key = k.key
+             AND (x.score, x.member) < (z.score, z.member)), z.member IS NOT NULL
+           FROM kv k LEFT JOIN zsets z ON ${rows} AND z.member = $3::bytea WHERE ${live(4)}`,
+  },
+  count: {
+    name: 'pr_z_count',
+    text: `SELECT k.type, (SELECT count(*) FROM zsets z WHERE ${rows} AND z.score >= $3::float8 AND z.score <= $4::float8)
+           FROM kv k WHERE ${live(5)}`,
+  },
+  lexCount: {
+    name: 'pr_z_lexcount',
+    text: `SELECT k.type, (SELECT count(*) FROM zsets z WHERE ${rows} AND z.member >= $3::bytea AND z.member < $4::bytea)
+           FROM kv k WHERE ${live(5)}`,
+  },
+  lexCountOpen: {
+    name: 'pr_z_lexcount_open',
+    text: `SELECT k.type, (SELECT count(*) FROM zsets z WHERE ${rows} AND z.member >= $3::bytea) FROM kv k WHERE ${live(4)}`,
+  },
+  rand1: {
+    name: 'pr_z_rand1',
+    text: `SELECT k.type, p.member FROM kv k LEFT JOIN LATERAL (
+             (SELECT member FROM zsets z WHERE ${rows} AND z.h >= $3::int4 ORDER BY z.h LIMIT 1)
+             UNION ALL (SELECT member FROM zsets z WHERE ${rows} ORDER BY z.h LIMIT 1) LIMIT 1) p ON true
+           WHERE ${live(4)}`,
+  },
+  randDistinct: {
+    name: 'pr_z_rand_distinct',
+    text: `SELECT k.type, p.member, p.score FROM kv k LEFT JOIN LATERAL (
+             (SELECT member, score FROM zsets z WHERE ${rows} AND z.h >= $3::int4 ORDER BY z.h LIMIT $4::int8)
+             UNION ALL (SELECT member, score FROM zsets z WHERE ${rows} AND z.h < $3::int4 ORDER BY z.h LIMIT $4::int8)
+             LIMIT $4::int8) p ON true
+           WHERE ${live(5)}`,
+  },
+  randRepeat: {
+    name: 'pr_z_rand_repeat',
+    text: `SELECT k.type, p.member, p.score FROM kv k CROSS JOIN unnest($3::int4[]) WITH ORDINALITY AS r(v, i)
+           LEFT JOIN LATERAL (
+             (SELECT member, score FROM zsets z WHERE ${rows} AND z.h >= r.v ORDER BY z.h LIMIT 1)
+             UNION ALL (SELECT member, score FROM zsets z WHERE ${rows} ORDER BY z.h LIMIT 1) LIMIT 1) p ON true
+           WHERE ${live(4)} ORDER BY r.i`,
+  },
+  scan: {
+    name: 'pr_z_scan',
+    text: `SELECT k.type, p.member, p.score, p.h FROM kv k LEFT JOIN LATERAL (
+             SELECT member, score, z.h FROM zsets z WHERE ${rows} AND z.h >= $3::int4 ORDER BY z.h LIMIT $4::int8) p ON true
+           WHERE ${live(5)}`,
+  },
+  range: { name: 'pr_z_range', text: `SELECT status, member, score FROM z_range($1::int2, $2::bytea, ${range}, $13::int8)` },
+  rangeStore: {
+    name: 'pr_z_rangestore',
+    text: `SELECT status, n FROM z_rangestore($1::int2, $13::bytea, $2::bytea, ${range}, $14::int8)`,
+  },
+  remRange: {
+    name: 'pr_z_remrange',
+    text: `SELECT status, n FROM z_remrange($1::int2, $2::bytea, $3::int2, $4::int8, $5::int8, $6::float8, $7::float8,
+             $8::bytea, $9::bytea, $10::int8)`,
+  },
+  add: {
+    name: 'pr_z_add',
+    text: 'SELECT status, added, changed, score FROM z_add($1::int2, $2::bytea, $3::bytea[], $4::float8[], $5::int2, $6::int8)',
+  },
+  rem: { name: 'pr_z_rem', text: 'SELECT status, n FROM z_rem($1::int2, $2::bytea, $3::bytea[], $4::int8)' },
+  pop: { name: 'pr_z_pop', text: 'SELECT status, member, score FROM z_pop($1::int2, $2::bytea, $3::int8, $4::bool, $5::int8)' },
+  mpop: { name: 'pr_z_mpop', text: 'SELECT status, key, member, score FROM z_mpop($1::int2, $2::bytea[], $3::bool, $4::int8, $5::int8)' },
+  /** $2 op (0 types only, 1 inter, 2 union, 3 diff), $3 keys, $4 weights, $5 aggregate (1 sum, 2 min, 3 max) */
+  combine: {
+    name: 'pr_z_combine',
+    text: 'SELECT status, member, score FROM z_combine($1::int2, $2::int2, $3::bytea[], $4::float8[], $5::int2, $6::int8)',
+  },
+  store: {
+    name: 'pr_z_store',
+    text: 'SELECT status, n FROM z_store($1::int2, $2::bytea, $3::int2, $4::bytea[], $5::float8[], $6::int2, $7::int8)',
+  },
+} satisfies Record<string, Statement>;

@@ -1,0 +1,36 @@
+/**
+ * ZPOPMIN | ZPOPMAX key [count] — removes and returns the lowest / highest members with their
+ * scores: flat [member, score] without count; with count, [member, score] pairs in RESP3.
+ * https://redis.io/commands/zpopmin/
+ */
+import { RespError } from '../../reply';
+import { Err } from '../../resp-errors';
+import { positiveLong } from '../collection/args';
+import { dbArg, exec, nowArg, statusReply } from '../collection/exec';
+import { defineCommand } from '../define';
+import { kOneKey, type CommandSpec } from '../spec';
+import { elements } from './reply';
+import { kZsetSql } from './sql';
+
+function zpop(name: string, max: boolean, summary: string): CommandSpec {
+  return defineCommand({
+    name, arity: -2, flags: ['write', 'fast'], keys: kOneKey, acl: ['write', 'sortedset', 'fast'],
+    group: 'sorted-set', since: '5.0.0', summary,
+    complexity: 'O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.',
+    run(s, argv) {
+      if (argv.length > 3) return Err.syntax;
+      let count = 1n;
+      const hasCount = argv.length === 3;
+      if (hasCount) {
+        const c = positiveLong(argv[2]);
+        if (c instanceof RespError) return c;
+        count = c;
+      }
+      return exec(s, kZsetSql.pop, [dbArg(s), argv[1], String(count), max ? 'true' : 'false', nowArg()],
+        (rows) => (rows.length === 0 ? [] : statusReply({}, () => elements(rows, 1, true, hasCount && s.proto === 3))(rows)));
+    },
+  });
+}
+
+export const zpopmin = zpop('zpopmin', false, 'Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.');
+export const zpopmax = zpop('zpopmax', true, 'Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.');

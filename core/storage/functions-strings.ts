@@ -1,0 +1,139 @@
+/**
+ * Server-side functions of the string commands whose reply depends on the key's previous state
+ * (GETDEL GETEX MSETNX APPEND SETRANGE GETRANGE), installed with the others (functions.ts).
+ * Same conventions as set_cond: row lock, then decide; an insert that loses a race with another
+ * session's insert decides again. An expired row counts as missing and is deleted before a key
+ * is created in its place, so rows of a collection it held go with it (FK ON DELETE CASCADE).
+ *
+ * Status codes: 0 = missing / not done, 1 = done, 2 = WRONGTYPE, 5 = string exceeds
+ * proto-max-bulk-len.
+ */
+export function stringFunctions(s: string): string[] {
+  const live = (r: string) => `(${r}.expires_at IS NULL OR ${r}.expires_at > p_now)`;
+  return [
+    // GETDEL key: the value, and the key is gone
+    `CREATE OR REPLACE FUNCTION ${s}.getdel(p_db int2, p_key bytea, p_now int8, OUT status int2, OUT val bytea)
+     LANGUAGE plpgsql AS $f$
+     DECLARE r record;
+     BEGIN
+       SELECT type, value, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key FOR UPDATE;
+       IF NOT FOUND OR NOT ${live('r')} THEN status := 0; RETURN; END IF;
+       IF r.type <> 0 THEN status := 2; RETURN; END IF;
+       DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key;
+       status := 1; val := r.value;
+     END $f$`,
+    // GETEX key [EX…|PERSIST]: p_mode 0 = read only, 1 = expire at p_exp (past: delete), 2 = persist
+    `CREATE OR REPLACE FUNCTION ${s}.getex(p_db int2, p_key bytea, p_mode int2, p_exp int8, p_now int8,
+       OUT status int2, OUT val bytea)
+     LANGUAGE plpgsql AS $f$
+     DECLARE r record;
+     BEGIN
+       SELECT type, value, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key
+         FOR UPDATE;
+       IF NOT FOUND OR NOT ${live('r')} THEN status := 0; RETURN; END IF;
+       IF r.type <> 0 THEN status := 2; RETURN; END IF;
+       status := 1; val := r.value;
+       IF p_mode = 1 AND p_exp <= p_now THEN
+         DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key;
+       ELSIF p_mode = 1 THEN
+         UPDATE ${s}.kv SET expires_at = p_exp, version = txid_current() WHERE db = p_db AND key = p_key;
+       ELSIF p_mode = 2 AND r.expires_at IS NOT NULL THEN
+         UPDATE ${s}.kv SET expires_at = NULL, version = txid_current() WHERE db = p_db AND key = p_key;
+       END IF;
+     END $f$`,
+    // MSETNX: keys distinct and sorted by the caller (lock order). All or nothing: an insert
+    // that finds a live key (or one inserted meanwhile) rolls back its subtransaction.
+    `CREATE OR REPLACE FUNCTION ${s}.msetnx(p_db int2, p_keys bytea[], p_vals bytea[], p_now int8)
+     RETURNS int4 LANGUAGE plpgsql AS $f$
+     DECLARE n int;
+     BEGIN
+       PERFORM 1 FROM ${s}.kv WHERE db = p_db AND key = ANY (p_keys) AND ${live('kv')} LIMIT 1;
+       IF FOUND THEN RETURN 0; END IF;
+       DELETE FROM ${s}.kv WHERE db = p_db AND key = ANY (p_keys) AND expires_at <= p_now;
+       BEGIN
+         INSERT INTO ${s}.kv (db, key, type, value, expires_at, version)
+           SELECT p_db, k, 0, v, NULL, txid_current() FROM unnest(p_keys, p_vals) AS t(k, v)
+           ON CONFLICT (db, key) DO NOTHING;
+         GET DIAGNOSTICS n = ROW_COUNT;
+         IF n < cardinality(p_keys) THEN RAISE EXCEPTION 'msetnx: a key exists'; END IF;
+         RETURN 1;
+       EXCEPTION WHEN raise_exception THEN
+         RETURN 0;
+       END;
+     END $f$`,
+    // APPEND key value: the new length; p_max = proto-max-bulk-len
+    `CREATE OR REPLACE FUNCTION ${s}.append(p_db int2, p_key bytea, p_val bytea, p_max int8, p_now int8,
+       OUT status int2, OUT len int8)
+     LANGUAGE plpgsql AS $f$
+     DECLARE r record;
+     BEGIN
+       LOOP
+         SELECT type, length(value) AS n, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key FOR UPDATE;
+         IF FOUND AND ${live('r')} THEN
+           IF r.type <> 0 THEN status := 2; RETURN; END IF;
+           IF r.n + length(p_val) > p_max THEN status := 5; RETURN; END IF;
+           UPDATE ${s}.kv SET value = value || p_val, version = txid_current() WHERE db = p_db AND key = p_key;
+           status := 1; len := r.n + length(p_val); RETURN;
+         END IF;
+         IF FOUND THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; END IF;
+         INSERT INTO ${s}.kv (db, key, type, value, expires_at, version) VALUES (p_db, p_key, 0, p_val, NULL, txid_current())
+           ON CONFLICT (db, key) DO NOTHING;
+         IF FOUND THEN status := 1; len := length(p_val); RETURN; END IF;
+       END LOOP;
+     END $f$`,
+    // n zero bytes, by doubling (decode(repeat('00', n)) would build a text twice the size)
+    `CREATE OR REPLACE FUNCTION ${s}.zero_bytes(n int8) RETURNS bytea LANGUAGE plpgsql IMMUTABLE AS $f$
+     DECLARE z bytea := '\\x00'::bytea;
+     BEGIN
+       IF n <= 0 THEN RETURN ''::bytea; END IF;
+       WHILE length(z) < n LOOP z := z || z; END LOOP;
+       RETURN substring(z FROM 1 FOR n::int4);
+     END $f$`,
+    // SETRANGE key offset value: Redis's order — empty value answers the length before the size check
+    `CREATE OR REPLACE FUNCTION ${s}.setrange(p_db int2, p_key bytea, p_off int8, p_val bytea, p_max int8,
+       p_now int8, OUT status int2, OUT len int8)
+     LANGUAGE plpgsql AS $f$
+     DECLARE r record; live bool; v bytea;
+     BEGIN
+       LOOP
+         SELECT type, value, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key FOR UPDATE;
+         live := FOUND AND ${live('r')};
+         IF live AND r.type <> 0 THEN status := 2; RETURN; END IF;
+         IF length(p_val) = 0 THEN status := 1; len := CASE WHEN live THEN length(r.value) ELSE 0 END; RETURN; END IF;
+         IF p_off > p_max - length(p_val) THEN status := 5; RETURN; END IF; -- (no int8 overflow)
+         v := CASE WHEN live THEN r.value ELSE ''::bytea END;
+         IF length(v) < p_off + length(p_val) THEN v := v || ${s}.zero_bytes(p_off + length(p_val) - length(v)); END IF;
+         v := overlay(v PLACING p_val FROM (p_off + 1)::int4 FOR length(p_val));
+         IF live THEN
+           UPDATE ${s}.kv SET value = v, version = txid_current() WHERE db = p_db AND key = p_key;
+           status := 1; len := length(v); RETURN;
+         END IF;
+         IF FOUND THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; END IF;
+         INSERT INTO ${s}.kv (db, key, type, value, expires_at, version) VALUES (p_db, p_key, 0, v, NULL, txid_current())
+           ON CONFLICT (db, key) DO NOTHING;
+         IF FOUND THEN status := 1; len := length(v); RETURN; END IF;
+       END LOOP;
+     END $f$`,
+    // GETRANGE key start end: Redis's index arithmetic (getrangeCommand), only the slice leaves
+    `CREATE OR REPLACE FUNCTION ${s}.getrange(p_db int2, p_key bytea, p_start int8, p_end int8, p_now int8,
+       OUT status int2, OUT val bytea)
+     LANGUAGE plpgsql STABLE AS $f$
+     DECLARE r record; b int8 := p_start; e int8 := p_end;
+     BEGIN
+       SELECT type, length(value) AS n, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key;
+       val := ''::bytea;
+       IF NOT FOUND OR NOT ${live('r')} THEN status := 0; RETURN; END IF;
+       IF r.type <> 0 THEN status := 2; RETURN; END IF;
+       status := 1;
+       IF b < 0 AND e < 0 AND b > e THEN RETURN; END IF;
+       IF b < 0 THEN b := r.n + b; END IF;
+       IF e < 0 THEN e := r.n + e; END IF;
+       IF b < 0 THEN b := 0; END IF;
+       IF e < 0 THEN e := 0; END IF;
+       IF e >= r.n THEN e := r.n - 1; END IF;
+       IF b > e OR r.n = 0 THEN RETURN; END IF;
+       SELECT substring(value FROM (b + 1)::int4 FOR (e - b + 1)::int4) INTO val FROM ${s}.kv
+         WHERE db = p_db AND key = p_key;
+     END $f$`,
+  ];
+}
