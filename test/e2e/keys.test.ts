@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RawClient, encode, type Value } from './resp-client';
+import { between, runTable as runShared, type Row } from './table';
 import { startServer, type RunningServer } from './start-server';
 
 let server: RunningServer;
@@ -20,31 +21,9 @@ const same = E('ERR source and destination objects are the same');
 const nxWith = E('ERR NX and XX, GT or LT options at the same time are not compatible');
 const invalidExpire = (c: string) => E(`ERR invalid expire time in '${c}' command`);
 
-type Row = [(string | Buffer)[], Value | ((v: Value) => boolean)];
-const between = (lo: number, hi: number) => (v: Value) => typeof v === 'number' && v >= lo && v <= hi;
 const sorted = (want: string[]) => (v: Value) => Array.isArray(v) && JSON.stringify([...v].sort()) === JSON.stringify(want);
 
-async function runTable(rows: Row[], pipelined: boolean): Promise<void> {
-  const c = await RawClient.connect(server.port);
-  try {
-    for (const db of ['1', '2', '0']) { await c.call('SELECT', db); await c.call('FLUSHDB'); }
-    let got: Value[];
-    if (pipelined) {
-      c.send(Buffer.concat(rows.map(([cmd]) => encode(...cmd))));
-      got = await c.read(rows.length);
-    } else {
-      got = [];
-      for (const [cmd] of rows) got.push(await c.call(...cmd));
-    }
-    rows.forEach(([cmd, want], i) => {
-      const label = `#${i} ${cmd.map(String).join(' ')} → ${JSON.stringify(got[i])}`;
-      if (typeof want === 'function') assert.ok(want(got[i]), label);
-      else assert.deepEqual(got[i], want, label);
-    });
-  } finally {
-    c.close();
-  }
-}
+const runTable = (rows: Row[], pipelined: boolean) => runShared(server.port, rows, pipelined, async (c) => { for (const db of ['1', '2', '0']) { await c.call('SELECT', db); await c.call('FLUSHDB'); } });
 
 const tables: Record<string, Row[]> = {
   'TYPE UNLINK TOUCH': [

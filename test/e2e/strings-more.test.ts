@@ -3,9 +3,8 @@
  * each row is a command and Redis 7.0's reply (taken from redis-server 7.0.15), run in order on
  * one connection, one at a time and again pipelined in one write.
  */
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { RawClient, encode, type Value } from './resp-client';
+import { between, runTable as runShared, type Row } from './table';
 import { startServer, type RunningServer } from './start-server';
 
 let server: RunningServer;
@@ -22,30 +21,8 @@ const arity = (c: string) => E(`ERR wrong number of arguments for '${c}' command
 const invalidExpire = (c: string) => E(`ERR invalid expire time in '${c}' command`);
 
 /** expected reply, or a check of it (TTLs) */
-type Row = [(string | Buffer)[], Value | ((v: Value) => boolean)];
-const between = (lo: number, hi: number) => (v: Value) => typeof v === 'number' && v >= lo && v <= hi;
 
-async function runTable(rows: Row[], pipelined: boolean): Promise<void> {
-  const c = await RawClient.connect(server.port);
-  try {
-    await c.call('FLUSHDB');
-    let got: Value[];
-    if (pipelined) {
-      c.send(Buffer.concat(rows.map(([cmd]) => encode(...cmd))));
-      got = await c.read(rows.length);
-    } else {
-      got = [];
-      for (const [cmd] of rows) got.push(await c.call(...cmd));
-    }
-    rows.forEach(([cmd, want], i) => {
-      const label = `#${i} ${cmd.map(String).join(' ')} → ${JSON.stringify(got[i])}`;
-      if (typeof want === 'function') assert.ok(want(got[i]), label);
-      else assert.deepEqual(got[i], want, label);
-    });
-  } finally {
-    c.close();
-  }
-}
+const runTable = (rows: Row[], pipelined: boolean) => runShared(server.port, rows, pipelined, (c) => c.call('FLUSHDB'));
 
 const tables: Record<string, Row[]> = {
   'SETNX SETEX PSETEX GETSET': [

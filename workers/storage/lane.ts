@@ -83,7 +83,8 @@ export class Lane {
   }
 
   private lost(client: pg.Client, e: Error): void {
-    if (this.client !== client) return;
+    // close() ends the connection on purpose: no "lost" log, no reconnect
+    if (this.client !== client || this.closed) return;
     this.client = undefined;
     this.lastError = e.message;
     this.stats.errors++;
