@@ -13,7 +13,8 @@
  * Results of one poll wakeup are delivered in ONE JS call as one region of a Buffer: an Int32
  * layout area followed by the bytes of every value, so JS gets no per-value objects (a 16-row
  * SELECT of key+value would need 32 Buffers). Layout, per command in send order:
- *   [0 OK,      nrows, ncols, affected(-1 if none), (offset, length|-1 for NULL) × nrows·ncols]
+ *   [0 OK,      nrows, ncols, affected(-1 if none), type OID × ncols,
+ *               (offset, length|-1 for NULL) × nrows·ncols]
  *   [1 ERROR,   (offset, length) × 4 for SQLSTATE, message, detail, hint]
  *   [2 ABORTED] skipped: an earlier statement in its sync group failed
  *   [3 SYNC]
@@ -334,8 +335,9 @@ static int result_size(const PGresult *r, size_t *ints, size_t *bytes) {
       size_t rows = (size_t)PQntuples(r), cols = (size_t)PQnfields(r), sum = 0;
       for (size_t i = 0; i < rows; i++)
         for (size_t j = 0; j < cols; j++) sum += (size_t)PQgetlength(r, (int)i, (int)j);
-      if (rows * cols > (INT_MAX - 4) / 2 || sum > kMaxDeliveryBytes) return -1;
-      *ints = 4 + 2 * rows * cols;
+      if (cols > (size_t)INT_MAX / 4 || rows * cols > (INT_MAX - 4 - cols) / 2 || sum > kMaxDeliveryBytes)
+        return -1;
+      *ints = 4 + cols + 2 * rows * cols;
       *bytes = sum;
       return 0;
     }
@@ -448,6 +450,8 @@ static void deliver_range(PgConn *c, napi_value self, size_t from, size_t to) {
       *m++ = rows;
       *m++ = cols;
       *m++ = *tuples ? atoi(tuples) : -1;
+      /* the workers map values by column type (int8 → string, numeric → string…) */
+      for (int x = 0; x < cols; x++) *m++ = (int32_t)PQftype(r, x);
       for (int y = 0; y < rows; y++)
         for (int x = 0; x < cols; x++) {
           int len = PQgetlength(r, y, x);

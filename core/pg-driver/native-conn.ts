@@ -283,7 +283,7 @@ export class NativePgConnection {
         const rows = layout[i + 1];
         const cols = layout[i + 2];
         if (kind === K_QUERY) res = new PgResult(data, layout, i + 4, rows, cols, layout[i + 3]);
-        i += 4 + 2 * rows * cols;
+        i += 4 + cols + 2 * rows * cols;
       } else if (r === R_ERROR) {
         err = serverError(data, layout, i);
         i += 9;

@@ -4,16 +4,28 @@
  * `offset()`/`length()` let a caller copy bytes straight into its own reply buffer. Views keep the
  * whole delivery Buffer alive: copy a value (`Buffer.from(v)`) to keep it for long. */
 export class PgResult {
+  /** Layout index of the first (offset, length) pair; the column type OIDs come before it. */
+  private readonly at: number;
+
   constructor(
     /** Every result of one delivery; values of this statement live at offset(row, col). */
     readonly buffer: Buffer,
     private readonly layout: Int32Array,
-    private readonly at: number,
+    /** Layout index of this statement's column type OIDs (ncols of them), then its values. */
+    private readonly types: number,
     readonly rowCount: number,
     readonly columnCount: number,
     /** Rows reported by the command tag (INSERT/UPDATE/DELETE/SELECT…), -1 if none. */
     readonly affected: number,
-  ) {}
+  ) {
+    this.at = types + columnCount;
+  }
+
+  /** Type OID of a column (PQftype): 17 bytea, 20 int8, 23 int4, 1700 numeric… */
+  type(col: number): number {
+    if (col >>> 0 >= this.columnCount) throw new RangeError(`no column ${col}`);
+    return this.layout[this.types + col];
+  }
 
   private slot(row: number, col: number): number {
     if (row >>> 0 >= this.rowCount || col >>> 0 >= this.columnCount) throw new RangeError(`no value at row ${row}, column ${col}`);

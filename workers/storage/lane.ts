@@ -1,5 +1,6 @@
 /**
- * A lane: one Postgres connection (node-postgres pipeline mode) with an ordered queue.
+ * A lane: one Postgres connection (our libpq binding, core/pg-driver, in pipeline mode) with an
+ * ordered queue.
  *
  *   submit ─▶ [queue] ──lane free?──▶ take ≤ batch-max-commands / -bytes ops
  *                                       cut into runs: [R R R][W W][S][R] …
@@ -9,8 +10,13 @@
  * While a batch is in flight new ops queue, so light load gives batches of one (lowest latency)
  * and heavy load gives large batches with one commit each (group commit). Dispatch waits for
  * setImmediate so every client whose data arrived in this event-loop turn joins the batch.
+ * Each run is its own sync group (its own implicit transaction), so a failing statement fails
+ * only its own commands, as if each had been sent alone.
  */
-import pg from 'pg';
+import { NativePgConnection, type PgParam } from '../../core/pg-driver/native-conn';
+import { PgConnectionError } from '../../core/pg-driver/errors';
+import type { PgResult } from '../../core/pg-driver/result';
+import { typedRows } from '../../core/pg-driver/typed-rows';
 import { Err, wrongTypeOrNull } from './replies';
 import { OpKind, opBytes, type Op, type ReadOp, type TxOp, type WriteOp } from './ops';
 import { kSql } from './statements';
@@ -31,16 +37,21 @@ export interface LaneOptions {
 
 const kBackoffMs = [50, 100, 200, 500, 1000, 2000];
 
+type Done = (err: Error | null, res: PgResult | null) => void;
+
 export class Lane {
   private queue: Op[] = [];
   private busy = false;
   private scheduled = false;
-  private client: pg.Client | undefined;
+  private conn: NativePgConnection | undefined;
   private connecting: Promise<void> | undefined;
   private lastError: string | undefined;
   private failures = 0;
   private closed = false;
   private stats: LaneStats = emptyLaneStats();
+  /** statements of the batch in flight that have not answered yet */
+  private outstanding = 0;
+  private batchStarted = 0n;
 
   constructor(private readonly opts: LaneOptions) {}
 
@@ -49,7 +60,7 @@ export class Lane {
   }
 
   submit(op: Op): void {
-    if (this.client === undefined && this.lastError !== undefined && this.connecting === undefined) {
+    if (this.conn === undefined && this.lastError !== undefined && this.connecting === undefined) {
       // Postgres is down: answer at once, never hang; a reconnect attempt is already scheduled
       op.resolve(Err.storage(this.lastError));
       return;
@@ -63,14 +74,15 @@ export class Lane {
 
   private connect(): Promise<void> {
     if (this.connecting) return this.connecting;
-    const client = new pg.Client({ connectionString: this.opts.url, options: this.opts.startupOptions, pipeline: true } as pg.ClientConfig);
-    this.connecting = client.connect().then(() => {
-      client.on('error', (e: Error) => this.lost(client, e));
-      client.on('end', () => this.lost(client, new Error('connection ended')));
-      this.client = client;
+    this.connecting = NativePgConnection.connect(this.opts.url, {
+      libpq: { options: this.opts.startupOptions, application_name: 'postresp-lane' },
+    }).then((conn) => {
+      conn.onClose = (e) => this.lost(conn, e);
+      this.conn = conn;
       this.lastError = undefined;
       this.failures = 0;
       this.connecting = undefined;
+      if (this.closed) { conn.close(); return; }
       if (this.queue.length > 0 && !this.busy) setImmediate(this.dispatch);
     }, (e: Error) => {
       this.connecting = undefined;
@@ -82,14 +94,14 @@ export class Lane {
     return this.connecting;
   }
 
-  private lost(client: pg.Client, e: Error): void {
+  /** The connection ended: its pending statements have already failed (and resolved their ops). */
+  private lost(conn: NativePgConnection, e: Error | undefined): void {
     // close() ends the connection on purpose: no "lost" log, no reconnect
-    if (this.client !== client || this.closed) return;
-    this.client = undefined;
+    if (this.conn !== conn || this.closed || e === undefined) return;
+    this.conn = undefined;
     this.lastError = e.message;
     this.stats.errors++;
     this.opts.log(`Postgres connection lost: ${e.message}; reconnecting`);
-    client.end().catch(() => undefined);
     this.failAll(e.message);
     this.retry();
   }
@@ -98,7 +110,7 @@ export class Lane {
     if (this.closed) return;
     const delay = kBackoffMs[Math.min(this.failures++, kBackoffMs.length - 1)];
     setTimeout(() => {
-      if (this.closed || this.client || this.connecting) return;
+      if (this.closed || this.conn || this.connecting) return;
       this.stats.reconnects++;
       this.connect().catch(() => undefined);
     }, delay).unref();
@@ -113,30 +125,35 @@ export class Lane {
   private readonly dispatch = (): void => {
     this.scheduled = false;
     if (this.busy || this.queue.length === 0) return;
-    const client = this.client;
-    if (client === undefined) return; // connect() dispatches once connected, or fails the queue
+    const conn = this.conn;
+    if (conn === undefined) return; // connect() dispatches once connected, or fails the queue
     const batch = this.take();
     this.busy = true;
     this.stats.batches++;
     this.stats.ops += batch.length;
     record(this.stats.batchSize, batch.length);
-    const started = process.hrtime.bigint();
-    const pending: Promise<void>[] = [];
+    this.batchStarted = process.hrtime.bigint();
+    // one extra count so the batch cannot finish while it is still being sent
+    this.outstanding = 1;
     let i = 0;
     while (i < batch.length) {
       const kind = batch[i].kind;
       let j = i + 1;
       if (kind === OpKind.Read || kind === OpKind.Write) while (j < batch.length && batch[j].kind === kind) j++;
-      pending.push(kind === OpKind.Tx ? this.runTx(client, batch[i] as TxOp) : this.runOps(client, batch, i, j));
+      if (kind === OpKind.Tx) this.runTx(conn, batch[i] as TxOp);
+      else this.runOps(conn, batch, i, j);
       i = j;
     }
-    this.stats.statements += pending.length;
-    Promise.all(pending).then(() => {
-      record(this.stats.batchUsec, Number(process.hrtime.bigint() - started) / 1000);
-      this.busy = false;
-      if (this.queue.length > 0) this.dispatch();
-    });
+    this.settled();
   };
+
+  /** One statement of the batch answered; the last one frees the lane for the next batch. */
+  private settled(): void {
+    if (--this.outstanding > 0) return;
+    record(this.stats.batchUsec, Number(process.hrtime.bigint() - this.batchStarted) / 1000);
+    this.busy = false;
+    if (this.queue.length > 0) this.dispatch();
+  }
 
   private take(): Op[] {
     const maxOps = this.opts.maxCommands();
@@ -153,76 +170,87 @@ export class Lane {
     return batch;
   }
 
-  private runOps(client: pg.Client, batch: Op[], from: number, to: number): Promise<void> {
+  /** Sends one statement as its own sync group; `done` runs when it answered. */
+  private send(conn: NativePgConnection, sql: string, values: readonly unknown[], done: Done): void {
+    this.outstanding++;
+    this.stats.statements++;
+    conn.send(sql, values as readonly PgParam[], (err, res) => {
+      try {
+        done(err, res);
+      } finally {
+        this.settled();
+      }
+    });
+    conn.sync();
+  }
+
+  private runOps(conn: NativePgConnection, batch: Op[], from: number, to: number): void {
     const first = batch[from];
-    const now = Date.now();
-    let query: pg.QueryConfig;
-    let done: (rows: unknown[][]) => void;
+    const fail = (e: Error) => {
+      this.stats.errors++;
+      const reply = errorReply(e);
+      for (let k = from; k < to; k++) batch[k].resolve(reply);
+    };
     if (first.kind === OpKind.Read) {
       const ops = batch.slice(from, to) as ReadOp[];
       const dbs: number[] = [];
       const keys: Buffer[] = [];
       for (const op of ops) for (const k of op.keys) { dbs.push(op.db); keys.push(k); }
-      query = { name: kSql.read.name, text: kSql.read.text, values: [int2Array(dbs), byteaArray(keys), int8(now)] };
-      done = (rows) => resolveReads(ops, rows, keys.length);
+      this.send(conn, kSql.read.text, [int2Array(dbs), byteaArray(keys), int8(Date.now())],
+        (err, res) => (err ? fail(err) : resolveReads(ops, res!, keys.length)));
     } else if (first.kind === OpKind.Write) {
       const ops = batch.slice(from, to) as WriteOp[];
-      query = { name: kSql.write.name, text: kSql.write.text, values: writeArrays(ops) };
-      done = () => { for (const op of ops) op.resolve(kOk); };
-    } else if (first.kind === OpKind.Stmt) {
-      query = { name: first.stmt.name, text: first.stmt.text, values: first.values };
-      done = (rows) => first.resolve(first.map(rows));
-    } else {
-      return this.runTx(client, first);
-    }
-    (query as pg.QueryArrayConfig).rowMode = 'array';
-    return client.query(query as pg.QueryArrayConfig).then(
-      (res) => done(res.rows),
-      (e: Error & { code?: string }) => {
-        this.stats.errors++;
-        // a statement error fails this run only; a lost connection (lost() reconnects) or a server
-        // shutting down is "unavailable", whatever the wording Postgres or the socket used
-        const reply = isConnectionError(e.code) ? Err.storage(e.message) : new RespError(`ERR PostgreSQL error ${e.code}: ${e.message}`);
-        for (let k = from; k < to; k++) batch[k].resolve(reply);
+      this.send(conn, kSql.write.text, writeArrays(ops), (err) => {
+        if (err) return fail(err);
+        for (const op of ops) op.resolve(kOk);
       });
+    } else if (first.kind === OpKind.Stmt) {
+      this.send(conn, first.stmt.text, first.values, (err, res) => {
+        if (err) return fail(err);
+        let reply: Reply;
+        try {
+          reply = first.map(typedRows(res!));
+        } catch (e) {
+          reply = new RespError(`ERR internal error: ${(e as Error).message}`);
+        }
+        first.resolve(reply);
+      });
+    } else {
+      this.runTx(conn, first);
+    }
   }
 
   /**
-   * One transaction in the pipeline. A statement error inside aborts it: Postgres then fails the
-   * rest with 25P02 and answers COMMIT with a ROLLBACK tag, which we report instead of the
-   * replies (nothing is acknowledged that was not committed).
+   * One transaction in the pipeline, each statement its own sync group. A statement error inside
+   * aborts it: Postgres then fails the rest with 25P02 and answers COMMIT with a rollback, which
+   * we report instead of the replies (nothing is acknowledged that was not committed).
    */
-  private runTx(client: pg.Client, tx: TxOp): Promise<void> {
+  private runTx(conn: NativePgConnection, tx: TxOp): void {
     let watchFailed = false;
     let failure: string | undefined;
-    const note = (e: Error & { code?: string }) => {
-      if (e.code === 'PRW01') watchFailed = true;
+    const note = (e: Error | null) => {
+      if (e === null) return;
+      if ((e as Error & { code?: string }).code === 'PRW01') watchFailed = true;
       else failure ??= e.message;
     };
-    const steps: Promise<unknown>[] = [client.query('BEGIN').catch(note)];
+    this.send(conn, 'BEGIN', [], note);
     if (tx.watch.length > 0) {
       const w = tx.watch;
-      steps.push(client.query({
-        name: kSql.watchCheck.name, text: kSql.watchCheck.text,
-        values: [int2Array(w.map((k) => k.db)), byteaArray(w.map((k) => k.key)),
-          int8Array(w.map((k) => (k.version === null ? null : Number(k.version)))), int8(Date.now())],
-      }).catch(note));
+      this.send(conn, kSql.watchCheck.text, [int2Array(w.map((k) => k.db)), byteaArray(w.map((k) => k.key)),
+        int8Array(w.map((k) => (k.version === null ? null : Number(k.version)))), int8(Date.now())], note);
     }
     for (const op of tx.ops) {
       if (op.kind === OpKind.Tx) { op.resolve(Err.storage('nested transaction')); continue; }
-      steps.push(this.runOps(client, [op], 0, 1));
+      this.runOps(conn, [op], 0, 1);
     }
-    steps.push(client.query('COMMIT').then((r) => {
-      if (r.command === 'ROLLBACK' && !watchFailed) failure ??= 'transaction rolled back';
-    }, note));
-    this.stats.statements += steps.length - 1;
-    return Promise.all(steps).then(() => {
+    this.send(conn, 'COMMIT', [], (err) => {
+      note(err);
       tx.resolve(watchFailed ? null : failure !== undefined ? new RespError(`ERR transaction failed: ${failure}`) : kOk);
     });
   }
 
   snapshot(): LaneStats {
-    return { ...this.stats, connected: this.client !== undefined };
+    return { ...this.stats, connected: this.conn !== undefined };
   }
 
   resetStats(): void {
@@ -232,28 +260,30 @@ export class Lane {
   async close(): Promise<void> {
     this.closed = true;
     this.failAll('server shutting down');
-    await this.client?.end().catch(() => undefined);
-    this.client = undefined;
+    await this.conn?.close();
+    this.conn = undefined;
   }
 }
 
 /**
- * SQLSTATE class 08 (connection exception) and 57P0x (admin shutdown, crash shutdown, cannot
- * connect now), or no SQLSTATE at all (EPIPE, ECONNRESET…: SQLSTATE classes never start with E).
+ * A statement error fails its run only; a lost connection (the lane reconnects) or a server
+ * shutting down is "unavailable", whatever the wording Postgres or the socket used.
  */
-function isConnectionError(code: string | undefined): boolean {
-  return code === undefined || code.startsWith('E') || code.startsWith('08') || code.startsWith('57P');
+function errorReply(e: Error): RespError {
+  if (e instanceof PgConnectionError) return Err.storage(e.message);
+  const code = (e as Error & { code?: string }).code;
+  return new RespError(`ERR PostgreSQL error ${code}: ${e.message}`);
 }
 
 function emptyLaneStats(): LaneStats {
   return { batches: 0, ops: 0, statements: 0, errors: 0, reconnects: 0, connected: false, batchSize: newHistogram(), batchUsec: newHistogram() };
 }
 
-function resolveReads(ops: ReadOp[], rows: unknown[][], total: number): void {
+function resolveReads(ops: ReadOp[], res: PgResult, total: number): void {
   const found: Reply[] = new Array(total).fill(null);
-  for (const r of rows) {
-    const i = (r[0] as number) - 1;
-    found[i] = (r[1] as number) === 0 ? (r[2] as Buffer) : wrongTypeOrNull;
+  for (let r = 0; r < res.rowCount; r++) {
+    const i = res.int(r, 0)! - 1;
+    found[i] = res.int(r, 1) === 0 ? res.value(r, 2) : wrongTypeOrNull;
   }
   let at = 0;
   for (const op of ops) {

@@ -1,6 +1,6 @@
 /**
- * The worker's KeyStore: `--pg-connections` lanes; each client is pinned to one lane (by id), so
- * its commands execute in the order it sent them.
+ * The worker's KeyStore: `--pg-connections` lanes; each client is pinned to one lane (round
+ * robin on its first command), so its commands execute in the order it sent them.
  */
 import { SetCond, type KeyStore, type Rows, type SetRequest, type Statement } from '../../core/store';
 import type { Reply } from '../../core/reply';
@@ -30,9 +30,23 @@ export class Store implements KeyStore {
 
   /** ops produced while EXEC runs its queued commands (synchronously), instead of the lane */
   private capture: Op[] | undefined;
+  /** Client ids are global and the primary deals clients to workers in turn, so `id % lanes`
+   * put every client of a worker on one lane (measured: 29,159 ops on one lane, 3,035 on the
+   * other); a per-worker round robin spreads them. */
+  private readonly pinned = new WeakMap<Session, Lane>();
+  private nextLane = 0;
+
+  private laneOf(s: Session): Lane {
+    let lane = this.pinned.get(s);
+    if (lane === undefined) {
+      lane = this.lanes[this.nextLane++ % this.lanes.length];
+      this.pinned.set(s, lane);
+    }
+    return lane;
+  }
 
   private submit(s: Session, make: (resolve: (r: Reply) => void) => Op): Promise<Reply> {
-    const lane = this.lanes[s.id % this.lanes.length];
+    const lane = this.laneOf(s);
     return new Promise((resolve) => {
       const op = make(resolve);
       if (this.capture !== undefined) this.capture.push(op);
