@@ -133,7 +133,7 @@ describe('session settings', () => {
       ['SET search_path TO "p1"', 'SET synchronous_commit TO on', 'SET jit TO off']);
     assert.equal(sessionSettings('logged-async')[1], 'SET synchronous_commit TO off');
     assert.equal(sessionSettings('unlogged')[1], 'SET synchronous_commit TO off');
-    assert.equal(startupOptions('logged', 'p1'), '-c search_path=p1 -c synchronous_commit=on -c jit=off');
+    assert.equal(startupOptions('logged', 'p1'), '-c search_path=p1 -c synchronous_commit=on -c jit=off -c plan_cache_mode=force_generic_plan');
   });
 
   it('applies on a real connection', async () => {

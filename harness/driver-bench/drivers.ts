@@ -3,6 +3,12 @@
 // not decoding what it received.
 import { encodeBufferArray } from '../../core/pg-driver/binary-array';
 import { NativePgConnection } from '../../core/pg-driver/native-conn';
+import { startupOptions } from '../../core/postgres/schema';
+import { kSql } from '../../workers/storage/statements';
+import { byteaArray, int2Array, int8, int8Array } from '../../workers/storage/pg-binary';
+
+/** Schema of the `lane` driver: the real keyspace tables (migrations), unlogged. */
+export const kLaneSchema = 'driver_bench_kv';
 
 export const kSelectSql = 'SELECT key, value FROM driver_bench WHERE key = ANY($1::bytea[])';
 export const kUpsertSql = 'INSERT INTO driver_bench SELECT * FROM unnest($1::bytea[], $2::bytea[]) ' +
@@ -19,11 +25,13 @@ export interface BenchDriver {
   close(): Promise<void>;
 }
 
-export const kDriverNames = ['native', 'native-rows', 'native-jsarray', 'pg', 'pg-textarray', 'pg-native'] as const;
+export const kDriverNames = ['native', 'native-rows', 'native-jsarray', 'pg', 'pg-textarray', 'pg-native', 'lane'] as const;
 export type DriverName = (typeof kDriverNames)[number];
 
-export async function openDriver(name: DriverName, url: string, inFlight: number): Promise<BenchDriver> {
+export async function openDriver(name: DriverName, url: string, inFlight: number, connections = 1): Promise<BenchDriver> {
   switch (name) {
+    case 'lane':
+      return laneDriver(url, inFlight, connections);
     case 'native':
       return nativeDriver(url, inFlight, false, false);
     case 'native-rows':
@@ -63,6 +71,42 @@ async function nativeDriver(url: string, inFlight: number, preEncoded: boolean, 
       conn.sync();
     },
     close: () => conn.close(),
+  };
+}
+
+/** The workers' own statements (workers/storage/statements.ts: GET/MGET run, SET/MSET run) on the
+ * keyspace tables, parameters encoded as a lane encodes them, spread over `connections`
+ * connections like PostRESP's lanes: the ceiling a PostRESP batch of this size can reach. */
+async function laneDriver(url: string, inFlight: number, connections: number): Promise<BenchDriver> {
+  const options = startupOptions('unlogged', kLaneSchema);
+  const conns = await Promise.all(Array.from({ length: connections }, () =>
+    NativePgConnection.connect(url, { libpq: { options } })));
+  let next = 0;
+  const pick = () => conns[next++ % conns.length];
+  return {
+    maxInFlight: inFlight,
+    select(keys, done) {
+      const conn = pick();
+      conn.send(kSql.read.text, [int2Array(keys.map(() => 0)), byteaArray(keys), int8(Date.now())], (err, res) => {
+        if (err || !res) return done(err, 0, 0);
+        let bytes = 0;
+        for (let r = 0; r < res.rowCount; r++) bytes += res.length(r, 2);
+        done(null, res.rowCount, bytes);
+      });
+      conn.sync();
+    },
+    upsert(keys, values, done) {
+      const conn = pick();
+      // a lane sends rows sorted by key (lock order); pick() gives distinct keys
+      const order = keys.map((_, i) => i).sort((a, b) => Buffer.compare(keys[a], keys[b]));
+      const params = [int2Array(order.map(() => 0)), byteaArray(order.map((i) => keys[i])),
+        byteaArray(order.map((i) => values[i])), int8Array(order.map(() => null))];
+      conn.send(kSql.write.text, params, (err, res) => (err || !res ? done(err, 0, 0) : done(null, res.affected, 0)));
+      conn.sync();
+    },
+    close: async () => {
+      await Promise.all(conns.map((c) => c.close()));
+    },
   };
 }
 

@@ -4,7 +4,10 @@
 //
 //   node dist/harness/driver-bench/index.js [--url URL] [--duration 5] [--warmup 1] [--inflight 8]
 //        [--batch 16] [--keys 100000] [--value-size 1024] [--drivers a,b] [--workloads select,upsert]
-//        [--repeat 1] [--json FILE]
+//        [--repeat 1] [--json FILE] [--connections 1]
+//
+// Driver `lane` runs PostRESP's own GET/SET statements on the real keyspace tables (schema
+// driver_bench_kv, unlogged) over --connections connections: the ceiling for PostRESP's lanes.
 //
 // Without --url or DATABASE_URL it starts the embedded Postgres in a temporary folder.
 import { fork } from 'node:child_process';
@@ -12,7 +15,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { NativePgConnection } from '../../core/pg-driver/native-conn';
-import { BenchDriver, DriverName, kDriverNames, openDriver } from './drivers';
+import { migrate } from '../../core/postgres/migrations';
+import { BenchDriver, DriverName, kDriverNames, kLaneSchema, openDriver } from './drivers';
 
 type Workload = 'select' | 'upsert';
 
@@ -28,6 +32,7 @@ interface Options {
   workloads: Workload[];
   repeat: number;
   json: string | null;
+  connections: number;
 }
 
 interface CaseResult {
@@ -43,7 +48,8 @@ interface CaseResult {
 
 const kDefaults: Options = {
   url: process.env.DATABASE_URL ?? null, duration: 5, warmup: 2, inflight: 8, batch: 16, keys: 100_000,
-  valueSize: 1024, drivers: [...kDriverNames], workloads: ['select', 'upsert'], repeat: 1, json: null,
+  valueSize: 1024, drivers: kDriverNames.filter((d) => d !== 'lane'), workloads: ['select', 'upsert'], repeat: 1, json: null,
+  connections: 1,
 };
 
 function parseArgs(argv: string[]): Options & { case: string | null } {
@@ -66,6 +72,7 @@ function parseArgs(argv: string[]): Options & { case: string | null } {
       case '--keys': o.keys = num(); break;
       case '--value-size': o.valueSize = num(); break;
       case '--repeat': o.repeat = num(); break;
+      case '--connections': o.connections = num(); break;
       case '--json': o.json = value; break;
       case '--case': o.case = value; break;
       case '--drivers':
@@ -112,15 +119,32 @@ async function prepareTable(url: string, o: Options): Promise<string> {
     }
     await Promise.all(pending);
     await conn.query('VACUUM ANALYZE driver_bench');
+    if (o.drivers.includes('lane')) await prepareKeyspace(url, conn, o, values);
     return (await conn.query('SELECT version()')).text(0, 0)!;
   } finally {
     await conn.close();
   }
 }
 
+/** The `lane` driver's keyspace: PostRESP's migrations in their own schema, the same keys. */
+async function prepareKeyspace(url: string, conn: NativePgConnection, o: Options, values: Buffer[]): Promise<void> {
+  await conn.query(`DROP SCHEMA IF EXISTS ${kLaneSchema} CASCADE`);
+  await migrate(url, { schema: kLaneSchema, storageMode: 'unlogged', convertStorageMode: false });
+  const pending: Promise<unknown>[] = [];
+  for (let first = 0; first < o.keys; first += 1000) {
+    const keys: Buffer[] = [];
+    const vals: Buffer[] = [];
+    for (let i = first; i < Math.min(first + 1000, o.keys); i++) keys.push(keyOf(i)), vals.push(values[i & 1023]);
+    pending.push(conn.query(`INSERT INTO ${kLaneSchema}.kv (db, key, type, value, version)
+      SELECT 0, k, 0, v, 1 FROM unnest($1::bytea[], $2::bytea[]) AS t(k, v)`, [keys, vals]));
+  }
+  await Promise.all(pending);
+  await conn.query(`VACUUM ANALYZE ${kLaneSchema}.kv`);
+}
+
 /** Child process: one driver, one workload, warm-up then the measured window. */
 async function runCase(o: Options, driverName: DriverName, workload: Workload): Promise<CaseResult> {
-  const driver = await openDriver(driverName, o.url!, o.inflight);
+  const driver = await openDriver(driverName, o.url!, o.inflight, o.connections);
   const keys = Array.from({ length: o.keys }, (_, i) => keyOf(i));
   const values = valuePool(o.valueSize, 256);
   let seed = 0x9e3779b9;
@@ -178,7 +202,7 @@ async function runCase(o: Options, driverName: DriverName, workload: Workload): 
 function forkCase(o: Options, driver: DriverName, workload: Workload): Promise<CaseResult> {
   const args = ['--case', `${driver}:${workload}`, '--url', o.url!, '--duration', String(o.duration),
     '--warmup', String(o.warmup), '--inflight', String(o.inflight), '--batch', String(o.batch),
-    '--keys', String(o.keys), '--value-size', String(o.valueSize)];
+    '--keys', String(o.keys), '--value-size', String(o.valueSize), '--connections', String(o.connections)];
   return new Promise((resolve, reject) => {
     const child = fork(__filename, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let result: CaseResult | undefined;
@@ -247,7 +271,7 @@ async function main(): Promise<void> {
         for (const driver of o.drivers) {
           if (workload === 'upsert') {
             const c = await NativePgConnection.connect(url);
-            await c.query('VACUUM driver_bench'); // same table state for every driver
+            await c.query(driver === 'lane' ? `VACUUM ${kLaneSchema}.kv` : 'VACUUM driver_bench'); // same table state for every driver
             await c.close();
           }
           const r = await forkCase(o, driver, workload);
