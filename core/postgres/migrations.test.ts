@@ -112,6 +112,56 @@ describe('migrate', () => {
     assert.ok(results.every((r) => r.schemaVersion === kSchemaVersion));
   });
 
+  it('upgrades a v2 keyspace: SCAN hash index, foreign keys replaced by triggers, rows kept', async () => {
+    const schema = await schemaFor('mig_v2');
+    const s = `"${schema}"`;
+    assert.equal((await migrate(url, { ...opts(schema, 'unlogged'), version: 2 })).schemaVersion, 2);
+    const fks = () => withPg(async (c) => (await c.query(`SELECT count(*)::int AS n FROM pg_constraint
+      WHERE contype = 'f' AND confrelid = '${s}.kv'::regclass`)).rows[0].n);
+    assert.equal(await fks(), 4);
+    const counts = () => withPg(async (c) => (await c.query(`SELECT (SELECT count(*) FROM ${s}.kv)::int AS kv,
+      (SELECT count(*) FROM ${s}.hashes)::int AS h, (SELECT count(*) FROM ${s}.lists)::int AS l,
+      (SELECT count(*) FROM ${s}.sets)::int AS s, (SELECT count(*) FROM ${s}.zsets)::int AS z`)).rows[0]);
+    await withPg(async (c) => {
+      await c.query(`INSERT INTO ${s}.kv (db, key, type, value, card, head) VALUES (0, 'str', 0, 'v', NULL, NULL),
+        (0, 'h', 1, NULL, 2, 0), (0, 'l', 2, NULL, 1, 0), (0, 's', 3, NULL, 1, 0), (0, 'z', 4, NULL, 1, 0)`);
+      await c.query(`INSERT INTO ${s}.hashes (db, key, field, value) VALUES (0, 'h', 'f', 'v'), (0, 'h', 'g', 'w')`);
+      await c.query(`INSERT INTO ${s}.lists (db, key, pos, value) VALUES (0, 'l', 0, 'a')`);
+      await c.query(`INSERT INTO ${s}.sets (db, key, member) VALUES (0, 's', 'm')`);
+      await c.query(`INSERT INTO ${s}.zsets (db, key, member, score) VALUES (0, 'z', 'm', 1)`);
+    });
+    const res = await migrate(url, opts(schema, 'unlogged'));
+    assert.deepEqual(res, { schemaVersion: kSchemaVersion, storageMode: 'unlogged', created: false });
+    assert.equal(await fks(), 0);
+    assert.deepEqual(await counts(), { kv: 5, h: 2, l: 1, s: 1, z: 1 });
+    assert.equal((await relations(schema)).get('kv_scan')?.persistence, 'u');
+    await withPg(async (c) => {
+      const triggers = (await c.query(`SELECT tgname FROM pg_trigger WHERE tgrelid = '${s}.kv'::regclass
+        AND NOT tgisinternal ORDER BY tgname`)).rows.map((r) => r.tgname);
+      assert.deepEqual(triggers, ['kv_deleted', 'kv_truncated', 'kv_type_changed']);
+      // SCAN's order: every key once, from the index
+      const scan = `SELECT key FROM ${s}.kv WHERE db = 0 AND ${s}.kv_hash(key) >= -9223372036854775808 ORDER BY ${s}.kv_hash(key), key`;
+      assert.equal((await c.query(scan)).rowCount, 5);
+      await c.query('SET enable_seqscan = off');
+      assert.match((await c.query(`EXPLAIN ${scan}`)).rows.map((r) => r['QUERY PLAN']).join('\n'), /kv_scan/);
+      await c.query(`DELETE FROM ${s}.kv WHERE key IN ('str', 'h')`); // a string and a hash: the hash's rows go
+      await c.query(`UPDATE ${s}.kv SET type = 0, value = 'x' WHERE key = 'l'`); // overwrite by a string
+    });
+    assert.deepEqual(await counts(), { kv: 3, h: 0, l: 0, s: 1, z: 1 });
+    await withPg(async (c) => c.query(`TRUNCATE ${s}.kv CASCADE`)); // FLUSHALL
+    assert.deepEqual(await counts(), { kv: 0, h: 0, l: 0, s: 0, z: 0 });
+    await withPg(async (c) => {
+      await c.query(`INSERT INTO ${s}.kv (db, key, type, card, head) VALUES (0, 'h', 1, 1, 0), (0, 's', 3, 1, 0)`);
+      await c.query(`INSERT INTO ${s}.hashes (db, key, field, value) VALUES (0, 'h', 'f', 'v')`);
+      await c.query(`INSERT INTO ${s}.sets (db, key, member) VALUES (0, 's', 'm')`);
+      await c.query(`TRUNCATE ${s}.kv, ${s}.hashes`); // the trigger cannot truncate hashes again: it deletes
+    });
+    assert.deepEqual(await counts(), { kv: 0, h: 0, l: 0, s: 0, z: 0 });
+    await migrate(url, opts(schema, 'logged', true)); // conversion without foreign keys
+    const rels = await relations(schema);
+    for (const t of ['kv', 'kv_scan', 'hashes', 'lists', 'sets', 'zsets']) assert.equal(rels.get(t)?.persistence, 'p', t);
+  });
+
   it('refuses a schema newer than the code', async () => {
     const schema = await schemaFor('mig_newer');
     await migrate(url, opts(schema, 'logged'));

@@ -2,18 +2,22 @@
  * Server-side functions of the generic key commands (EXPIRE family, RENAME, COPY, MOVE, SWAPDB,
  * RANDOMKEY, MEMORY USAGE). They act on the kv row, whatever the key's type.
  *
- * Collection tables (hash, list, set, zset) are found, not named: every table with a foreign key
- * (its db, key columns) → kv (db, key) is a child (kv_children). The contract for such a table:
- *   - FOREIGN KEY (db, key) REFERENCES kv (db, key) ON DELETE CASCADE (ON UPDATE may be either);
+ * Collection tables (hash, list, set, zset) are listed in kv_children (kChildTables), with the
+ * columns to copy read from the catalog. The contract for such a table:
+ *   - (db, key) columns naming its kv row; the kv_drop_rows trigger (migration 4) deletes its
+ *     rows when the kv row goes (DEL, expiry, overwrite by another type), kv_truncated on
+ *     TRUNCATE kv (FLUSHALL);
  *   - its other columns can be copied as they are to another key (identity and generated columns
  *     are left to their defaults).
  * Then RENAME/MOVE re-point the child rows (UPDATE … SET db, key), COPY duplicates them, SWAPDB
- * moves them with the kv rows, and deleting a kv row (DEL, expiry, overwrite) removes them.
+ * moves them with the kv rows.
  * Every change to a key stamps kv.version with the writing transaction's id (txid_current(), as
  * everywhere: WATCH compares it), the destination of RENAME/COPY/MOVE and both SWAPDB sides too.
  *
  * move_key / copy_key status: -1 = no such source key, 0 = not done (destination exists), 1 = done.
  */
+const kChildTables = ['hashes', 'lists', 'sets', 'zsets'];
+
 export function keyFunctions(s: string): string[] {
   const live = (r: string) => `(${r}.expires_at IS NULL OR ${r}.expires_at > p_now)`;
   // both rows locked in (db, key) order, as every multi-row writer does: no deadlocks
@@ -22,19 +26,11 @@ export function keyFunctions(s: string): string[] {
   return [
     `CREATE OR REPLACE FUNCTION ${s}.kv_children(OUT tbl regclass, OUT db_col text, OUT key_col text, OUT cols text)
      RETURNS SETOF record LANGUAGE sql STABLE AS $f$
-       SELECT c.conrelid::regclass,
-         quote_ident((SELECT attname FROM pg_attribute WHERE attrelid = c.conrelid
-           AND attnum = c.conkey[array_position(c.confkey, (SELECT attnum FROM pg_attribute
-             WHERE attrelid = c.confrelid AND attname = 'db'))])),
-         quote_ident((SELECT attname FROM pg_attribute WHERE attrelid = c.conrelid
-           AND attnum = c.conkey[array_position(c.confkey, (SELECT attnum FROM pg_attribute
-             WHERE attrelid = c.confrelid AND attname = 'key'))])),
+       SELECT t.tbl, 'db', 'key',
          (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) FROM pg_attribute a
-           WHERE a.attrelid = c.conrelid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
-             AND a.attidentity = '' AND NOT (a.attnum = ANY (c.conkey)))
-       FROM pg_constraint c
-       WHERE c.contype = 'f' AND c.confrelid = '${s}.kv'::regclass
-       ORDER BY c.conrelid
+           WHERE a.attrelid = t.tbl AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+             AND a.attidentity = '' AND a.attname NOT IN ('db', 'key'))
+       FROM unnest(ARRAY[${kChildTables.map((t) => `'${s}.${t}'`).join(', ')}]::regclass[]) AS t(tbl)
      $f$`,
     // kv's columns other than db, key, version (card, head… whatever later migrations add)
     `CREATE OR REPLACE FUNCTION ${s}.kv_columns() RETURNS text LANGUAGE sql STABLE AS $f$
@@ -127,29 +123,20 @@ export function keyFunctions(s: string): string[] {
     // SWAPDB a b, atomically: writers wait on the table lock (plain reads do not), db -1 is
     // scratch. EXCLUSIVE, not SHARE ROW EXCLUSIVE: that one admits SELECT … FOR UPDATE, whose
     // transaction would then wait for our table lock while we wait for its row: a deadlock.
-    // Without collection rows in either db the kv rows just change db; otherwise kv rows are
-    // copied so each child row can be re-pointed while a parent exists (NO ACTION foreign keys).
+    // kv rows and child rows change db in place (no foreign key between them since migration 4).
     `CREATE OR REPLACE FUNCTION ${s}.swap_db(p_a int2, p_b int2) RETURNS void LANGUAGE plpgsql AS $f$
-     DECLARE c record; step int2[]; cols text := ${s}.kv_columns();
+     DECLARE c record; step int2[];
      BEGIN
        IF p_a = p_b THEN RETURN; END IF;
        LOCK TABLE ${s}.kv IN EXCLUSIVE MODE;
        FOR c IN SELECT * FROM ${s}.kv_children() LOOP
          EXECUTE format('LOCK TABLE %s IN EXCLUSIVE MODE', c.tbl);
        END LOOP;
-       IF NOT EXISTS (SELECT 1 FROM ${s}.kv WHERE db IN (p_a, p_b) AND type <> 0) THEN
-         UPDATE ${s}.kv SET db = -1, version = txid_current() WHERE db = p_a;
-         UPDATE ${s}.kv SET db = p_a, version = txid_current() WHERE db = p_b;
-         UPDATE ${s}.kv SET db = p_b WHERE db = -1;
-         RETURN;
-       END IF;
        FOREACH step SLICE 1 IN ARRAY ARRAY[[p_a, -1], [p_b, p_a], [-1, p_b]]::int2[] LOOP
-         EXECUTE format('INSERT INTO ${s}.kv (db, key, version, %s) SELECT $2, key, txid_current(), %s
-           FROM ${s}.kv WHERE db = $1', cols, cols) USING step[1], step[2];
+         UPDATE ${s}.kv SET db = step[2], version = txid_current() WHERE db = step[1];
          FOR c IN SELECT * FROM ${s}.kv_children() LOOP
            EXECUTE format('UPDATE %s SET %s = $2 WHERE %s = $1', c.tbl, c.db_col, c.db_col) USING step[1], step[2];
          END LOOP;
-         DELETE FROM ${s}.kv WHERE db = step[1];
        END LOOP;
      END $f$`,
     // RANDOMKEY: a random row of a random heap block (TID range scan, 8 tries), else, for a

@@ -3,7 +3,7 @@
  * (GETDEL GETEX MSETNX APPEND SETRANGE GETRANGE), installed with the others (functions.ts).
  * Same conventions as set_cond: row lock, then decide; an insert that loses a race with another
  * session's insert decides again. An expired row counts as missing and is deleted before a key
- * is created in its place, so rows of a collection it held go with it (FK ON DELETE CASCADE).
+ * is created in its place, so rows of a collection it held go with it (trigger kv_deleted, schema v4).
  *
  * Status codes: 0 = missing / not done, 1 = done, 2 = WRONGTYPE, 5 = string exceeds
  * proto-max-bulk-len.

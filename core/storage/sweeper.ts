@@ -19,7 +19,7 @@
  * rows 3–5 ms either way). SKIP LOCKED lets several PostRESP instances sweep one
  * keyspace, and never waits on a client's write; a key whose TTL a client just extended is
  * re-checked under the row lock (READ COMMITTED re-evaluates the WHERE) and left alone.
- * Collection rows go with their kv row (ON DELETE CASCADE).
+ * Collection rows go with their kv row (trigger kv_deleted, schema v4).
  */
 import type { PrimaryPg } from './primary-pg';
 
@@ -32,10 +32,11 @@ export interface SweeperOptions {
   log: (line: string) => void;
 }
 
-// A deleted row costs ~7 µs by TID, plus ~10 µs per collection table: each FOREIGN KEY … ON
-// DELETE CASCADE fires a per-row lookup in its table, whatever the key's type (4 tables: ~48 µs a
-// row, measured on an idle machine). 500 rows ≈ 25 ms then: one chunk ≈ the cycle's budget, and a
-// client writing one of those expired keys waits at most that long for the sweeper's row lock.
+// A deleted string row costs ~1–7 µs by TID; a collection key also runs its family's DELETE
+// (trigger kv_deleted). Up to schema v3 four FOREIGN KEY … ON DELETE CASCADE checks made every
+// row ~48 µs: 500 rows ≈ 25 ms, one chunk ≈ the cycle's budget. The chunk stays 500 so a client
+// writing one of those expired keys waits at most that long for the sweeper's row lock even when
+// every expired key is a large collection.
 export const kSweeperDefaults: Omit<SweeperOptions, 'log'> = { intervalMs: 100, chunk: 500, budgetMs: 25 };
 const kRetryMs = 1000;
 

@@ -1,8 +1,9 @@
 /**
  * Storage of the collection families (migration 2), seen from Postgres: the tables follow the
- * storage mode and --convert-storage-mode; SET over a collection, DEL, FLUSHDB and FLUSHALL
- * leave no rows behind; kv.card / kv.head stay equal to the rows under concurrent writers from
- * many clients on the same keys (lanes of two workers).
+ * storage mode and --convert-storage-mode; SET over a collection, DEL, UNLINK, RENAME, MOVE,
+ * COPY, SWAPDB, expiry, FLUSHDB and FLUSHALL leave no rows behind (migration 4: triggers, no
+ * foreign keys); kv.card / kv.head stay equal to the rows under concurrent writers from many
+ * clients on the same keys (lanes of two workers).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -42,6 +43,16 @@ async function consistent(): Promise<void> {
         UNION ALL SELECT NULL FROM "${schema}".zsets x WHERE k.type = 4 AND x.db = k.db AND x.key = k.key) r) c
     WHERE k.type <> 0 AND (k.card <> c.n OR c.n = 0 OR (k.type = 2 AND (c.lo <> k.head OR c.hi <> k.head + k.card - 1)))`);
   assert.deepEqual(bad, []);
+}
+
+/** child rows whose kv row is missing or of another type, per table */
+async function orphans(): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const [t, type] of [['hashes', 1], ['lists', 2], ['sets', 3], ['zsets', 4]] as const) {
+    out[t] = Number((await q<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".${t} c WHERE NOT EXISTS (
+      SELECT 1 FROM "${schema}".kv k WHERE k.db = c.db AND k.key = c.key AND k.type = ${type})`))[0].n);
+  }
+  return out;
 }
 
 async function fill(c: RawClient, key: string): Promise<void> {
@@ -99,6 +110,48 @@ describe('collection tables', () => {
       await fill(c, 'db3');
       assert.equal(await c.call('FLUSHALL'), 'OK');
       assert.deepEqual(await rowCounts(), { hashes: 0, lists: 0, sets: 0, zsets: 0 });
+    } finally {
+      c.close();
+    }
+  });
+
+  it('DEL, UNLINK, RENAME, MOVE, COPY, SWAPDB, expiry and the flushes leave no orphan rows', async () => {
+    const c = await RawClient.connect(server.port);
+    const none = { hashes: 0, lists: 0, sets: 0, zsets: 0 };
+    try {
+      await c.call('FLUSHALL');
+      await fill(c, 'k');
+      await c.call('SET', 'str', 'v');
+      assert.equal(await c.call('RENAME', 'k:h', 'k:h2'), 'OK');
+      assert.equal(await c.call('RENAME', 'k:s', 'k:z'), 'OK'); // over a zset: its rows go
+      assert.equal(await c.call('MOVE', 'k:l', '1'), 1);
+      assert.equal(await c.call('COPY', 'k:h2', 'k:h3'), 1);
+      assert.equal(await c.call('RENAME', 'str', 'k:h3'), 'OK'); // a string over a hash
+      assert.deepEqual(await orphans(), none);
+      assert.deepEqual(await rowCounts(), { hashes: 2, lists: 3, sets: 2, zsets: 0 });
+      assert.equal(await c.call('SWAPDB', '0', '1'), 'OK');
+      assert.deepEqual(await c.call('LRANGE', 'k:l', '0', '-1'), ['a', 'b', 'c']);
+      assert.equal(await c.call('SWAPDB', '0', '1'), 'OK');
+      assert.deepEqual(await orphans(), none);
+      assert.equal(await c.call('UNLINK', 'k:h2', 'nokey'), 1);
+      assert.equal(await c.call('DEL', 'k:z', 'k:h3'), 2);
+      assert.deepEqual(await rowCounts(), { hashes: 0, lists: 3, sets: 0, zsets: 0 });
+      await fill(c, 'e');
+      for (const t of ['h', 'l', 's', 'z']) assert.equal(await c.call('PEXPIRE', `e:${t}`, '1'), 1);
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(await c.call('EXISTS', 'e:h', 'e:l', 'e:s', 'e:z'), 0);
+      const total = async () => Object.values(await rowCounts()).reduce((a, b) => a + b, 0);
+      for (let i = 0; i < 100 && await total() > 3; i++) await new Promise((r) => setTimeout(r, 100)); // the sweeper
+      assert.deepEqual(await rowCounts(), { hashes: 0, lists: 3, sets: 0, zsets: 0 });
+      assert.deepEqual(await orphans(), none);
+      await fill(c, 'k');
+      await c.call('SELECT', '1');
+      assert.equal(await c.call('FLUSHDB'), 'OK');
+      assert.deepEqual(await rowCounts(), { hashes: 2, lists: 3, sets: 2, zsets: 2 });
+      await c.call('SELECT', '0');
+      assert.equal(await c.call('FLUSHALL'), 'OK');
+      assert.deepEqual(await rowCounts(), none);
+      assert.deepEqual(await q(`SELECT * FROM "${schema}".kv`), []);
     } finally {
       c.close();
     }

@@ -21,7 +21,7 @@ import { zsetFunctions } from '../zset/functions';
 /**
  * PL/pgSQL that locks key `keyVar` of family `type` for a write: afterwards `live` says whether
  * it exists with that type and `r` holds its kv row (card, head). Returns status 2 on another
- * type; deletes the key when it has expired (its rows go with it: ON DELETE CASCADE).
+ * type; deletes the key when it has expired (its rows go with it: trigger kv_deleted).
  * Needs `r record; live bool;` declared and p_db, p_now in scope.
  */
 export function lockKey(s: string, type: number, keyVar = 'p_key', r = 'r', live = 'live', onWrong = 'status := 2; RETURN;'): string {

@@ -7,19 +7,34 @@ import { decodeCursor, encodeCursor } from './scan-cursor';
 import { sizeClass, stringUsage } from './memory';
 
 describe('scan cursors', () => {
-  it('round-trip any key, binary and empty included, as digits only', () => {
-    for (const k of [Buffer.alloc(0), Buffer.from('ab'), Buffer.from([0, 255, 13, 10]), Buffer.alloc(300, 7)]) {
-      const c = encodeCursor(k);
-      assert.match(c, /^[0-9]+$/);
-      assert.notEqual(c, '0');
-      assert.deepEqual(decodeCursor(Buffer.from(c)), k);
+  const kMin = -(1n << 63n);
+  const kMax = (1n << 63n) - 1n;
+
+  it('are unsigned 64-bit decimals: hash + 2^63, the next position after a page', () => {
+    assert.equal(decodeCursor(Buffer.from('0')), kMin);
+    assert.equal(encodeCursor(kMin), '1');
+    assert.equal(encodeCursor(-1n), '9223372036854775808');
+    assert.equal(encodeCursor(kMax - 1n), '18446744073709551615');
+    assert.equal(encodeCursor(kMax), '0'); // nothing after the last hash: the iteration ends
+    for (const h of [kMin, -123456789n, -1n, 0n, 987654321987n, kMax - 1n]) {
+      const c = encodeCursor(h);
+      assert.match(c, /^[1-9][0-9]{0,19}$/);
+      assert.ok(BigInt(c) <= 2n ** 64n - 1n);
+      assert.equal(decodeCursor(Buffer.from(c)), h + 1n, c);
     }
-    assert.equal(encodeCursor(Buffer.from('ab')), '1097098');
   });
 
-  it('start at 0 or at an integer that is not ours; refuse what Redis refuses', () => {
-    for (const c of ['0', '+0', '7', '12', '1999', '00']) assert.equal(decodeCursor(Buffer.from(c)), null, c);
-    for (const c of ['', 'x', ' 1', '1 ', '-', '1.0']) assert.ok(decodeCursor(Buffer.from(c)) instanceof RespError, c);
+  it('accept and refuse what redis-server 7.0 does (strtoul)', () => {
+    // accepted, with the position strtoul gives: a sign, leading zeros, "" (= 0), up to 2^64-1
+    const ok: [string, bigint][] = [['0', 0n], ['+0', 0n], ['-0', 0n], ['', 0n], ['00012', 12n], ['+5', 5n],
+      ['-1', 2n ** 64n - 1n], ['18446744073709551615', 2n ** 64n - 1n], ['-18446744073709551615', 1n]];
+    for (const [c, pos] of ok) assert.equal(decodeCursor(Buffer.from(c)), pos + kMin, c);
+    for (const c of ['x', 'abc', ' 1', '1 ', '-', '+', '1.0', '0x10', '18446744073709551616', '-18446744073709551616',
+      '99999999999999999999999']) {
+      const r = decodeCursor(Buffer.from(c));
+      assert.ok(r instanceof RespError, c);
+      assert.equal(r.toString(), new RespError('ERR invalid cursor').toString());
+    }
   });
 });
 

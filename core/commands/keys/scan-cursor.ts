@@ -1,37 +1,32 @@
 /**
- * SCAN cursors. Iteration is keyset pagination over the (db, key) primary key, so the cursor is
- * the last key returned — no server-side state, no long transaction, valid on any connection and
- * any PostRESP instance, and a key present for the whole iteration is returned exactly once.
+ * SCAN cursors. SCAN walks a database in the order of kv_hash(key), a signed 64-bit hash of the
+ * key's bytes indexed with db (migration 3), and a cursor is a position in that order: the hash
+ * the next page starts at, plus 2^63, as an unsigned 64-bit decimal like Redis's (clients such as
+ * redis-cli parse it with strtoull). No server-side state, no long transaction, valid on any
+ * connection and any PostRESP instance.
  *
- * Clients treat cursors as opaque, but many check them with an integer parser, so the cursor is
- * all digits: "1" then three decimal digits per byte of the key ("ab" → "1097098"), linear in the
- * key's length. "0" starts and ends an iteration, as in Redis. An integer that is not a cursor of
- * ours (a client inventing one) starts from the beginning: every key is still returned.
- * Limitation: clients that hold the cursor in a 64-bit integer (redis-cli --scan, node-redis 4)
- * cannot continue past the first page once keys are longer than a few bytes.
+ *   hash:    -2^63 ……………… -1   0 ……………… 2^63-1
+ *   cursor:      0 ……… 2^63-1   2^63 …… 2^64-1       "0" starts and, in a reply, ends
+ *
+ * A page holds every live key whose hash is in [cursor, next): keys sharing a hash are never
+ * split between pages. The ranges cover the whole hash space, so a key present for the whole
+ * iteration is returned, and only once; the walk ends after at most 2^64 positions, whatever
+ * is added meanwhile. A cursor Redis accepts (strtoul: sign, digits, ≤ 2^64-1) is a valid
+ * position, so a client's own integer is one too; anything else is "ERR invalid cursor".
  */
-import { RespError } from '../../reply';
+import type { RespError } from '../../reply';
+import { parseCursor } from '../collection/scan';
 
-const kInvalid = new RespError('ERR invalid cursor');
+const kOffset = 1n << 63n;
+const kMaxHash = kOffset - 1n;
 
-export function encodeCursor(lastKey: Buffer): string {
-  let out = '1';
-  for (const b of lastKey) out += b < 10 ? `00${b}` : b < 100 ? `0${b}` : String(b);
-  return out;
+/** The hash a page starts at (kv_hash(key) ≥ it), or Redis's error. */
+export function decodeCursor(arg: Buffer): bigint | RespError {
+  const c = parseCursor(arg);
+  return typeof c === 'bigint' ? c - kOffset : c;
 }
 
-/** The last key returned (the iteration continues after it), null to start, or Redis's error. */
-export function decodeCursor(arg: Buffer): Buffer | null | RespError {
-  const text = arg.toString('latin1');
-  // Redis's rule (strtoul): an optional sign, then digits and nothing else
-  if (!/^[+-]?[0-9]+$/.test(text)) return kInvalid;
-  const digits = text.replace(/^[+-]/, '');
-  if (digits[0] !== '1' || (digits.length - 1) % 3 !== 0) return null;
-  const key = Buffer.allocUnsafe((digits.length - 1) / 3);
-  for (let i = 0; i < key.length; i++) {
-    const b = Number(digits.slice(1 + 3 * i, 4 + 3 * i));
-    if (b > 255) return null;
-    key[i] = b;
-  }
-  return key;
+/** The cursor after a full page whose last hash is lastHash: the next hash, or "0" past the end. */
+export function encodeCursor(lastHash: bigint): string {
+  return lastHash >= kMaxHash ? '0' : String(lastHash + 1n + kOffset);
 }

@@ -1,8 +1,9 @@
 /**
- * SCAN cursor [MATCH pattern] [COUNT count] [TYPE type] — one page of at most COUNT keys in key
- * order after the cursor's key (scan-cursor.ts), then MATCH and TYPE filter it, as Redis filters
- * after reading its buckets: a page may come back short or empty before the end. MATCH's
- * literal prefix also narrows the range read.
+ * SCAN cursor [MATCH pattern] [COUNT count] [TYPE type] — one page of COUNT keys in kv_hash
+ * order from the cursor's position (scan-cursor.ts), plus any keys sharing the last one's hash,
+ * then MATCH and TYPE filter it, as Redis filters after reading its buckets: a page may come
+ * back short or empty before the end. COUNT bounds the rows read, so MATCH does not narrow the
+ * read (KEYS, in key order, still reads only its pattern's prefix range).
  * https://redis.io/commands/scan/
  */
 import { globMatch } from '../../glob';
@@ -10,19 +11,23 @@ import { RespError, type Reply } from '../../reply';
 import { Err } from '../../resp-errors';
 import { lower, parseI64 } from '../args';
 import { defineCommand } from '../define';
-import { globRange, matchesAll } from './glob-range';
+import { matchesAll } from './glob-range';
 import { decodeCursor, encodeCursor } from './scan-cursor';
 import { dbOf, kTypeNames, live, nowMs } from './shared';
 
 const kMaxCount = 100_000; // a hint; bounds one statement's rows
-const kBounded = {
-  name: 'pr_scan_range',
-  text: `SELECT key, type FROM kv WHERE db = $1::int2 AND key >= $2::bytea AND key < $3::bytea AND ${live('$5')}
-         ORDER BY key LIMIT $4::int4`,
-};
-const kOpen = {
-  name: 'pr_scan_from',
-  text: `SELECT key, type FROM kv WHERE db = $1::int2 AND key >= $2::bytea AND ${live('$4')} ORDER BY key LIMIT $3::int4`,
+// p: the page; then the rest of its last hash (a cursor cannot point between equal hashes).
+// One statement, one snapshot: rows tie with p's last only when p was full.
+const kPage = {
+  name: 'pr_scan_page',
+  text: `WITH p AS MATERIALIZED (
+           SELECT key, type, kv_hash(key) AS h FROM kv WHERE db = $1::int2 AND kv_hash(key) >= $2::int8 AND ${live('$4')}
+           ORDER BY kv_hash(key), key LIMIT $3::int4),
+         l AS (SELECT h, key FROM p ORDER BY h DESC, key DESC LIMIT 1)
+         SELECT key, type, h::text FROM p
+         UNION ALL
+         SELECT kv.key, kv.type, l.h::text FROM l JOIN kv
+           ON kv.db = $1::int2 AND kv_hash(kv.key) = l.h AND kv.key > l.key AND ${live('$4')}`,
 };
 
 interface ScanOptions { count: number; pattern: Buffer | undefined; type: string | undefined }
@@ -44,34 +49,25 @@ function parseOptions(argv: Buffer[]): ScanOptions | RespError {
   return o;
 }
 
-/** where to start: just after the cursor's key (key || 0x00), and not before MATCH's prefix */
-function lowerBound(after: Buffer | null, prefix: Buffer): Buffer {
-  if (after === null) return prefix;
-  const next = Buffer.concat([after, Buffer.alloc(1)]);
-  return Buffer.compare(next, prefix) > 0 ? next : prefix;
-}
-
 export const scan = defineCommand({
   name: 'scan', arity: -2, flags: ['readonly'], acl: ['keyspace', 'read', 'slow'], group: 'generic', since: '2.8.0',
   summary: 'Iterates over the key names in the database.', complexity: 'O(1) for every call. O(N) for a complete iteration.',
   run(s, argv) {
-    const after = decodeCursor(argv[1]);
-    if (after instanceof RespError) return after;
+    const from = decodeCursor(argv[1]);
+    if (from instanceof RespError) return from;
     const o = parseOptions(argv);
     if (o instanceof RespError) return o;
-    const { from, to } = o.pattern === undefined ? { from: Buffer.alloc(0), to: undefined } : globRange(o.pattern);
-    const lo = lowerBound(after, from);
-    const [stmt, values] = to === undefined ? [kOpen, [dbOf(s), lo, String(o.count), nowMs()]]
-      : [kBounded, [dbOf(s), lo, to, String(o.count), nowMs()]];
-    return s.server.store.exec(s, stmt, values, (rows): Reply => {
+    return s.server.store.exec(s, kPage, [dbOf(s), String(from), String(o.count), nowMs()], (rows): Reply => {
       const keys: Buffer[] = [];
-      for (const [key, type] of rows as [Buffer, number][]) {
+      let last = from;
+      for (const [key, type, h] of rows as [Buffer, number, string][]) {
+        const hash = BigInt(h);
+        if (hash > last) last = hash;
         if (o.pattern !== undefined && !globMatch(o.pattern, key)) continue;
         if (o.type !== undefined && kTypeNames[type] !== o.type) continue;
         keys.push(key);
       }
-      const next = rows.length < o.count ? '0' : encodeCursor(rows[rows.length - 1][0] as Buffer);
-      return [next, keys];
+      return [rows.length < o.count ? '0' : encodeCursor(last), keys];
     });
   },
 });
