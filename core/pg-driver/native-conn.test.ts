@@ -177,6 +177,31 @@ describe('NativePgConnection', { skip }, () => {
     assert.equal(closeArg, undefined);
   });
 
+  test('sync(cb) answers after the group committed, after its statements; fails with the connection', async () => {
+    const c = await NativePgConnection.connect(url);
+    const seen: string[] = [];
+    await c.query('CREATE TEMP TABLE sync_cb (x int)');
+    await new Promise<void>((resolve) => {
+      c.send('INSERT INTO sync_cb VALUES (1)', [], (err) => seen.push(`insert ${err?.message ?? 'ok'}`));
+      c.send('SELECT 1/0', [], (err) => seen.push(`div ${err ? 'error' : 'ok'}`));
+      c.sync((err) => {
+        seen.push(`sync ${err?.message ?? 'ok'}`);
+        resolve();
+      });
+    });
+    assert.deepEqual(seen, ['insert ok', 'div error', 'sync ok']);
+    // the failed group rolled back, so the insert acknowledged before the Sync is not there
+    assert.equal((await c.query('SELECT count(*)::int4 FROM sync_cb')).int(0, 0), 0);
+    const lost = new Promise<Error | null>((resolve) => {
+      c.send('SELECT pg_sleep(5)', [], () => undefined);
+      c.sync(resolve);
+    });
+    await c.close();
+    assert.equal((await lost)?.message, 'connection closed by client');
+    const late = await new Promise<Error | null>((resolve) => c.sync(resolve));
+    assert.equal(late?.message, 'connection closed by client');
+  });
+
   test('unreachable server: a clean error, no hang', async () => {
     const refused = url.replace(/@[^/]+\//, '@127.0.0.1:1/');
     await assert.rejects(NativePgConnection.connect(refused), (err: PgConnectionError) =>

@@ -192,15 +192,24 @@ export class NativePgConnection {
   /** Ends the current sync group (its statements commit together unless one fails) and
    * flushes everything queued to the socket. Without it, the group ends when the current
    * synchronous run of JS does (a microtask syncs), so nothing is ever left unsent. */
-  sync(): void {
+  sync(): void;
+  /** With `cb`: called once the server answered the Sync, i.e. after the group's implicit
+   * transaction committed (a statement's own result can arrive before its commit), or with the
+   * error that ended the connection. */
+  sync(cb: (err: Error | null) => void): void;
+  sync(cb?: (err: Error | null) => void): void {
     this.unsynced = false;
-    if (this.closedError) return;
+    const done: QueryCallback | null = cb ? (err) => cb(err) : null;
+    if (this.closedError) {
+      if (done) fail(done, this.closedError);
+      return;
+    }
     try {
       this.native.sync();
     } catch (err) {
-      return this.sendFailed(err as Error, null);
+      return this.sendFailed(err as Error, done);
     }
-    this.push(K_SYNC, null, null);
+    this.push(K_SYNC, done, null);
   }
 
   /** Closes now; pending commands fail with PgConnectionError('connection closed by client'). */
@@ -304,6 +313,13 @@ export class NativePgConnection {
       if (kind === K_SYNC) {
         // Normally R_SYNC; an error when the link broke before the server answered the Sync.
         this.groupError = null;
+        if (cb) {
+          try {
+            cb(err, null);
+          } catch (e) {
+            thrown ??= e;
+          }
+        }
         continue;
       }
       if (kind === K_PREPARE && err && st) {

@@ -74,6 +74,21 @@ export function functionStatements(schema: string): string[] {
          IF FOUND THEN status := 1; result := p_delta; RETURN; END IF;
        END LOOP;
      END $f$`,
+    // A run of INCR/INCRBY/DECR/DECRBY from one lane batch, as one statement. Executed in (db, key)
+    // order, stable for one key: increments of different keys commute and those of one key keep
+    // their arrival order, so every reply equals serial execution; and every lane locks rows in
+    // the same order, so two lanes' runs never deadlock (the SET run sorts for the same reason).
+    `CREATE OR REPLACE FUNCTION ${s}.incr_many(p_dbs int2[], p_keys bytea[], p_deltas int8[], p_now int8)
+     RETURNS TABLE (i int4, status int2, result int8) LANGUAGE plpgsql AS $f$
+     DECLARE r record; o record;
+     BEGIN
+       FOR r IN SELECT t.db, t.key, t.delta, t.n FROM unnest(p_dbs, p_keys, p_deltas) WITH ORDINALITY AS t(db, key, delta, n)
+                ORDER BY t.db, t.key, t.n LOOP
+         SELECT * INTO o FROM ${s}.incr_by(r.db, r.key, r.delta, p_now);
+         i := r.n; status := o.status; result := o.result;
+         RETURN NEXT;
+       END LOOP;
+     END $f$`,
     // EXEC's WATCH check: raises PRW01 (the lane reads it as "watched key changed") when a live
     // key's version differs from what WATCH saw, or a key appeared or disappeared (expiry too).
     // FOR UPDATE holds the rows until COMMIT, so no other writer slips in between check and

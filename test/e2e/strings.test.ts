@@ -132,6 +132,16 @@ describe('string commands, pipelined (one batch)', () => {
     [['INCR', 'i'], 1], [['INCR', 'i'], 2], [['MSET', 'k', 'c', 'k', 'd'], 'OK'], [['MGET', 'k', 'j', 'i'], ['d', 'v', '2']],
     [['DEL', 'k'], 1], [['GET', 'k'], null], [['SET', 'k', 'e'], 'OK'], [['EXISTS', 'k'], 1],
   ], true));
+
+  // one incr_many() statement runs these in key order: the replies must still be arrival order
+  it('gives serial replies for a run of INCR-family commands over mixed keys and errors', () => runTable([
+    [['SET', 'txt', 'abc'], 'OK'], [['SET', 'max', '9223372036854775806'], 'OK'], [['HSET', 'h', 'f', '1'], 1],
+    [['INCR', 'z'], 1], [['INCRBY', 'a', '5'], 5], [['INCR', 'z'], 2], [['DECR', 'a'], 4], [['INCR', 'txt'], notInt],
+    [['INCR', 'max'], Number('9223372036854775807')], [['INCR', 'max'], E('ERR increment or decrement would overflow')],
+    [['INCR', 'h'], E('WRONGTYPE Operation against a key holding the wrong kind of value')],
+    [['DECRBY', 'z', '10'], -8], [['INCRBY', 'a', '-4'], 0], [['INCR', 'b\x00\xff'], 1],
+    [['MGET', 'z', 'a', 'txt', 'max'], ['-8', '0', 'abc', '9223372036854775807']],
+  ], true));
 });
 
 describe('binary safety and expiry', () => {

@@ -18,7 +18,7 @@ import { PgConnectionError } from '../../core/pg-driver/errors';
 import type { PgResult } from '../../core/pg-driver/result';
 import { typedRows } from '../../core/pg-driver/typed-rows';
 import { Err, wrongTypeOrNull } from './replies';
-import { OpKind, opBytes, type Op, type ReadOp, type TxOp, type WriteOp } from './ops';
+import { OpKind, opBytes, type IncrOp, type Op, type ReadOp, type TxOp, type WriteOp } from './ops';
 import { kSql } from './statements';
 import { byteaArray, int2Array, int8, int8Array } from './pg-binary';
 import { kOk } from '../../core/shared-replies';
@@ -139,7 +139,7 @@ export class Lane {
     while (i < batch.length) {
       const kind = batch[i].kind;
       let j = i + 1;
-      if (kind === OpKind.Read || kind === OpKind.Write) while (j < batch.length && batch[j].kind === kind) j++;
+      if (kind === OpKind.Read || kind === OpKind.Write || kind === OpKind.Incr) while (j < batch.length && batch[j].kind === kind) j++;
       if (kind === OpKind.Tx) this.runTx(conn, batch[i] as TxOp);
       else this.runOps(conn, batch, i, j);
       i = j;
@@ -170,18 +170,27 @@ export class Lane {
     return batch;
   }
 
-  /** Sends one statement as its own sync group; `done` runs when it answered. */
+  /**
+   * Sends one statement as its own sync group; `done` runs once the Sync answered: Postgres may
+   * send a statement's result before its commit (whenever its output buffer fills), and no reply
+   * may leave before the commit of what it acknowledges.
+   */
   private send(conn: NativePgConnection, sql: string, values: readonly unknown[], done: Done): void {
     this.outstanding++;
     this.stats.statements++;
+    let stmtErr: Error | null = null;
+    let stmtRes: PgResult | null = null;
     conn.send(sql, values as readonly PgParam[], (err, res) => {
+      stmtErr = err;
+      stmtRes = res;
+    });
+    conn.sync((syncErr) => {
       try {
-        done(err, res);
+        done(stmtErr ?? syncErr, stmtErr ?? syncErr ? null : stmtRes);
       } finally {
         this.settled();
       }
     });
-    conn.sync();
   }
 
   private runOps(conn: NativePgConnection, batch: Op[], from: number, to: number): void {
@@ -204,6 +213,10 @@ export class Lane {
         if (err) return fail(err);
         for (const op of ops) op.resolve(kOk);
       });
+    } else if (first.kind === OpKind.Incr) {
+      const ops = batch.slice(from, to) as IncrOp[];
+      const params = [int2Array(ops.map((o) => o.db)), byteaArray(ops.map((o) => o.key)), int8Array(ops.map((o) => o.delta)), int8(Date.now())];
+      this.send(conn, kSql.incrMany.text, params, (err, res) => (err ? fail(err) : resolveIncrs(ops, res!)));
     } else if (first.kind === OpKind.Stmt) {
       this.send(conn, first.stmt.text, first.values, (err, res) => {
         if (err) return fail(err);
@@ -295,6 +308,15 @@ function resolveReads(ops: ReadOp[], res: PgResult, total: number): void {
     const out: Reply[] = new Array(op.keys.length);
     for (let k = 0; k < op.keys.length; k++, at++) out[k] = found[at] === wrongTypeOrNull ? null : found[at];
     op.resolve(out);
+  }
+}
+
+/** incr_many rows: (i, status, result); statuses as incr_by's (core/storage/functions.ts). */
+function resolveIncrs(ops: IncrOp[], res: PgResult): void {
+  for (let r = 0; r < res.rowCount; r++) {
+    const op = ops[res.int(r, 0)! - 1];
+    const status = res.int(r, 1);
+    op.resolve(status === 2 ? Err.wrongType : status === 3 ? Err.notInteger : status === 4 ? Err.overflow : res.bigint(r, 2)!);
   }
 }
 

@@ -1,9 +1,9 @@
-/** Operations a lane queues. Runs of consecutive Read or Write ops become one statement each. */
+/** Operations a lane queues. Runs of consecutive Read, Write or Incr ops become one statement each. */
 import type { Reply } from '../../core/reply';
 import type { Statement } from './statements';
 import type { WatchedKey } from '../../core/session';
 
-export const enum OpKind { Read, Write, Stmt, Tx }
+export const enum OpKind { Read, Write, Stmt, Tx, Incr }
 
 export type Resolve = (r: Reply) => void;
 
@@ -12,6 +12,9 @@ export interface ReadOp { kind: OpKind.Read; db: number; keys: Buffer[]; multi: 
 
 /** plain SET, SET with an absolute expiry, MSET: `kv` is key, value, key, value… */
 export interface WriteOp { kind: OpKind.Write; db: number; kv: Buffer[]; exp: number | null; resolve: Resolve }
+
+/** INCR/INCRBY/DECR/DECRBY: runs become one incr_many() call */
+export interface IncrOp { kind: OpKind.Incr; db: number; key: Buffer; delta: bigint; resolve: Resolve }
 
 /** a statement of its own (exact, order-dependent commands) */
 export interface StmtOp {
@@ -26,13 +29,14 @@ export interface StmtOp {
  *  Resolves kOk when committed, null when a watched key changed, a RespError otherwise. */
 export interface TxOp { kind: OpKind.Tx; ops: Op[]; watch: WatchedKey[]; resolve: Resolve }
 
-export type Op = ReadOp | WriteOp | StmtOp | TxOp;
+export type Op = ReadOp | WriteOp | StmtOp | TxOp | IncrOp;
 
 export function opBytes(op: Op): number {
   let n = 16;
   if (op.kind === OpKind.Read) for (const k of op.keys) n += k.length;
   else if (op.kind === OpKind.Write) for (const b of op.kv) n += b.length;
   else if (op.kind === OpKind.Tx) for (const o of op.ops) n += opBytes(o);
+  else if (op.kind === OpKind.Incr) n += op.key.length;
   else for (const v of op.values) n += Buffer.isBuffer(v) ? v.length : 8;
   return n;
 }

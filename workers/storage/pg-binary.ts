@@ -51,7 +51,7 @@ export function int2Array(items: readonly number[]): Buffer {
 }
 
 /** int8[]; null entries (no expiry) allowed. */
-export function int8Array(items: readonly (number | null)[]): Buffer {
+export function int8Array(items: readonly (number | bigint | null)[]): Buffer {
   let hasNull = false;
   let size = kHeader;
   for (const v of items) {

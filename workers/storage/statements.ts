@@ -25,7 +25,8 @@ export const kSql = {
              version = txid_current()`,
   },
   setCond: { name: 'pr_set_cond', text: 'SELECT status, old FROM set_cond($1::int2, $2::bytea, $3::bytea, $4::int8, $5::int2, $6::bool, $7::bool, $8::int8)' },
-  incrBy: { name: 'pr_incr_by', text: 'SELECT status, result::text FROM incr_by($1::int2, $2::bytea, $3::int8, $4::int8)' },
+  /** a run of INCR-family ops: one row per op, i = its position in the run */
+  incrMany: { name: 'pr_incr_many', text: 'SELECT i, status, result FROM incr_many($1::int2[], $2::bytea[], $3::int8[], $4::int8)' },
   /** DEL: rows deleted that were still live count (an expired key is already gone for Redis) */
   del: {
     name: 'pr_del',

@@ -138,17 +138,7 @@ export class Store implements KeyStore {
   }
 
   incrBy(s: Session, key: Buffer, delta: bigint): Promise<Reply> {
-    const values = [String(s.db), key, int8(delta), int8(Date.now())];
-    return this.submit(s, (resolve) => ({
-      kind: OpKind.Stmt, stmt: kSql.incrBy, values, resolve,
-      map(rows): Reply {
-        const status = rows[0][0] as number;
-        if (status === 2) return Err.wrongType;
-        if (status === 3) return Err.notInteger;
-        if (status === 4) return Err.overflow;
-        return BigInt(rows[0][1] as string);
-      },
-    }));
+    return this.submit(s, (resolve) => ({ kind: OpKind.Incr, db: s.db, key, delta, resolve }));
   }
 
   dbsize(s: Session): Promise<Reply> {
