@@ -2,7 +2,6 @@
  * Everything one worker thread owns: its clients, its statistics, its copy of the configuration,
  * and the link to the primary. It is the ServerContext that command handlers see.
  */
-import net from 'node:net';
 import type { MessagePort } from 'node:worker_threads';
 import { Config, type OutputLimit } from '../core/config/config';
 import type { CommandTable } from '../core/commands/registry';
@@ -64,16 +63,14 @@ export class WorkerState implements ServerContext {
   }
 
   private adopt(msg: ConnMessage): void {
-    let socket: net.Socket;
+    let client: Client;
     try {
-      socket = new net.Socket({ fd: msg.fd, readable: true, writable: true });
+      client = new Client(msg.id, msg.fd, msg.unix, this, this);
     } catch (e) {
       this.log(`cannot adopt descriptor ${msg.fd}: ${(e as Error).message}`);
       this.port.postMessage({ type: 'closed', id: msg.id });
       return;
     }
-    const local = msg.unix || isLoopback(socket.remoteAddress);
-    const client = new Client(msg.id, socket, this, this, local, msg.fd, msg.unix);
     this.clients.set(msg.id, client);
     this.stats.connectedClients = this.clients.size;
   }
@@ -185,8 +182,4 @@ export class WorkerState implements ServerContext {
       throw new Error('DEBUG PANIC: worker thread stopped on request');
     });
   }
-}
-
-function isLoopback(addr: string | undefined): boolean {
-  return addr === undefined || addr.startsWith('127.') || addr === '::1' || addr.startsWith('::ffff:127.');
 }
