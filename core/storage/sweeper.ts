@@ -1,7 +1,7 @@
 /**
  * Active expiry: deletes keys whose TTL passed, in bounded chunks, like Redis's active expire
  * cycle (reads already hide them: lazy expiry; this reclaims the rows). Runs on the primary over
- * a pg-native connection of its own (pg-native runs one query at a time per connection, and
+ * a connection of its own (core/storage/primary-pg.ts runs one query at a time, and
  * INFO's counts must not queue behind a sweep).
  *
  *   every intervalMs:  chunk ─ full? ─ yes, within budgetMs? ─▶ chunk …

@@ -37,6 +37,8 @@ export async function startServer(args: string[] = [], opts: { schema?: string; 
     child.stdout!.on('data', onData);
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}:\n${out}`)); });
   });
+  // a crash (a signal, no stack) shows in output() that failing tests print
+  child.once('exit', (code, signal) => { out += `\n[server exited: code ${code}, signal ${signal}]\n`; });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   return {
     port,
