@@ -5,7 +5,9 @@ import { encodeBufferArray } from '../../core/pg-driver/binary-array';
 import { NativePgConnection } from '../../core/pg-driver/native-conn';
 import { startupOptions } from '../../core/postgres/schema';
 import { kSql } from '../../workers/storage/statements';
-import { byteaArray, int2Array, int8, int8Array } from '../../workers/storage/pg-binary';
+import { byteaArray, int2Array, int8 } from '../../workers/storage/pg-binary';
+import { writeArrays } from '../../workers/storage/lane';
+import { OpKind } from '../../workers/storage/ops';
 
 /** Schema of the `lane` driver: the real keyspace tables (migrations), unlogged. */
 export const kLaneSchema = 'driver_bench_kv';
@@ -97,11 +99,11 @@ async function laneDriver(url: string, inFlight: number, connections: number): P
     },
     upsert(keys, values, done) {
       const conn = pick();
-      // a lane sends rows sorted by key (lock order); pick() gives distinct keys
-      const order = keys.map((_, i) => i).sort((a, b) => Buffer.compare(keys[a], keys[b]));
-      const params = [int2Array(order.map(() => 0)), byteaArray(order.map((i) => keys[i])),
-        byteaArray(order.map((i) => values[i])), int8Array(order.map(() => null))];
-      conn.send(kSql.write.text, params, (err, res) => (err || !res ? done(err, 0, 0) : done(null, res.affected, 0)));
+      // exactly the lane's parameters: de-duplicated, sorted by key (lock order), binary arrays
+      const kv: Buffer[] = [];
+      for (let i = 0; i < keys.length; i++) kv.push(keys[i], values[i]);
+      const params = writeArrays([{ kind: OpKind.Write, db: 0, kv, exp: null, resolve: () => undefined }]);
+      conn.send(kSql.write.text, params as Buffer[], (err, res) => (err || !res ? done(err, 0, 0) : done(null, res.affected, 0)));
       conn.sync();
     },
     close: async () => {

@@ -321,7 +321,7 @@ function resolveIncrs(ops: IncrOp[], res: PgResult): void {
 }
 
 /** Last write wins per (db, key) within the run; rows sorted by (db, key) so concurrent lanes lock in one order. */
-function writeArrays(ops: WriteOp[]): unknown[] {
+export function writeArrays(ops: WriteOp[]): unknown[] {
   const rows = new Map<string, { db: number; key: Buffer; value: Buffer; exp: number | null }>();
   for (const op of ops) {
     for (let i = 0; i < op.kv.length; i += 2) {
