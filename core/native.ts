@@ -8,6 +8,8 @@ import { PostrespError, kErrNative } from './errors';
 export interface NativeAddon {
   dupFd(fd: number): number;
   closeFd(fd: number): void;
+  /** one nonblocking send(2): bytes sent, or -errno */
+  sendFd(fd: number, data: Uint8Array): number;
   [name: string]: unknown;
 }
 

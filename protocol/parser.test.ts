@@ -371,6 +371,20 @@ describe('views and ownership', () => {
     assert.equal(kept.length, 3);
     for (const argv of kept) assert.deepEqual(argv.map(String), ['SET', 'k', 'x'.repeat(100)]);
   });
+  test('a repeated command name is one shared view; other names and cases keep their own bytes', () => {
+    const p = newParser();
+    const kept: Buffer[][] = [];
+    const names = ['GET', 'GET', 'get', 'SET', 'GET', 'GET', 'GEX', 'GET'];
+    const frames = names.map((n) => encodeCommand([n, 'k']));
+    p.push(Buffer.concat(frames.slice(0, 3)), (a) => kept.push(a));
+    // later chunks: a name seen in an earlier chunk is reused from that chunk's memory
+    for (const f of frames.slice(3)) p.push(Buffer.from(f), (a) => kept.push(a));
+    assert.deepEqual(kept.map((a) => a[0].toString('latin1')), names);
+    assert.equal(kept[0][0], kept[1][0]);
+    assert.notEqual(kept[1][0], kept[2][0]);
+    assert.equal(kept[4][0], kept[5][0]);
+    assert.notEqual(kept[6][0], kept[7][0]);
+  });
   test('pending counts the bytes of the incomplete frame only', () => {
     const p = newParser();
     p.push(Buffer.from('*1\r\n$4\r\nPING\r\n*2\r\n$3\r\nGET\r\n$1'), () => {});

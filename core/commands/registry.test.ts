@@ -52,6 +52,20 @@ describe('command table', () => {
     assert.equal(sub.name, 'client|id');
   });
 
+  it('resolves a name view it saw last time by identity, still checking arity and subcommands', () => {
+    const get = Buffer.from('GET');
+    assert.equal((table.resolve([get, Buffer.from('k')]) as CommandSpec).name, 'get');
+    assert.equal((table.resolve([get, Buffer.from('k')]) as CommandSpec).name, 'get');
+    assert.equal((table.resolve([get]) as RespError).text, "ERR wrong number of arguments for 'get' command");
+    const client = Buffer.from('client');
+    assert.equal((table.resolve([client, Buffer.from('id')]) as CommandSpec).name, 'client|id');
+    assert.equal((table.resolve([client, Buffer.from('getname')]) as CommandSpec).name, 'client|getname');
+    const nope = Buffer.from('nope');
+    assert.ok(table.resolve([nope]) instanceof RespError);
+    assert.ok(table.resolve([nope]) instanceof RespError);
+    assert.equal((table.resolve([Buffer.from('GET'), Buffer.from('k')]) as CommandSpec).name, 'get');
+  });
+
   it('truncates long unknown-command texts like Redis (128 bytes)', () => {
     const long = Buffer.alloc(300, 'a');
     const e = table.resolve([long, long]) as RespError;

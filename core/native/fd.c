@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include "addon.h"
 
@@ -39,10 +40,32 @@ static napi_value close_fd(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* sendFd(fd, buffer) -> bytes sent (may be short), or -errno (-EAGAIN when the socket is full).
+ * One nonblocking send(2) for a reply flush while nothing is queued in the net.Socket: the
+ * Writable path (WriteWrap, afterWrite tick) cost ~8% of a worker's CPU for -P 16 PING. */
+static napi_value send_fd(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  int32_t fd = -1;
+  void *data = NULL;
+  size_t len = 0;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2 ||
+      napi_get_value_int32(env, argv[0], &fd) != napi_ok || fd < 0 ||
+      napi_get_buffer_info(env, argv[1], &data, &len) != napi_ok) {
+    return postresp_throw(env, "POSTRESP_ERR_NATIVE_ARG", "expected sendFd(fd, buffer)");
+  }
+  ssize_t n;
+  do n = send(fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL); while (n < 0 && errno == EINTR);
+  napi_value result;
+  napi_create_int64(env, n < 0 ? -(int64_t)errno : (int64_t)n, &result);
+  return result;
+}
+
 napi_status postresp_init_fd(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
     {"dupFd", NULL, dup_fd, NULL, NULL, NULL, napi_enumerable, NULL},
     {"closeFd", NULL, close_fd, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"sendFd", NULL, send_fd, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   return napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
 }
