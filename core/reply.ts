@@ -53,6 +53,8 @@ export type Reply =
 export const kNullArray = new NullArray();
 
 export function writeReply(w: ReplyWriter, r: Reply): void {
+  // pre-encoded replies (+OK, +PONG, errors) first: the commonest reply of immediate commands
+  if (r instanceof Raw) return w.raw(r.bytes);
   if (r === null) return w.bulk(null);
   switch (typeof r) {
     case 'number':
@@ -62,7 +64,7 @@ export function writeReply(w: ReplyWriter, r: Reply): void {
       return w.bulk(r);
   }
   if (Buffer.isBuffer(r)) return r.length >= 16384 ? w.bulkView(r) : w.bulk(r);
-  if (r instanceof Raw || r instanceof RespError) return w.raw(r.bytes);
+  if (r instanceof RespError) return w.raw(r.bytes);
   if (Array.isArray(r)) {
     w.array(r.length);
     for (let i = 0; i < r.length; i++) writeReply(w, r[i]);

@@ -83,8 +83,8 @@ export class Client implements Session {
   multiAborted = false;
   watched: WatchedKey[] = [];
   readonly createdAt = Date.now();
-  lastActive = Date.now();
-  private chunkAt = 0;
+  /** performance.now() when the last bytes arrived: a command's latency counts from here */
+  private chunkAt = performance.now();
   lastCommand = 'NULL';
   readonly parser: RequestParser;
   private readonly writer = new ReplyWriter();
@@ -145,8 +145,7 @@ export class Client implements Session {
   };
 
   private onData(chunk: Buffer): void {
-    this.lastActive = Date.now();
-    // one clock read per chunk: a command's latency counts from the arrival of its bytes
+    // one clock read per chunk, for latency and CLIENT LIST idle alike
     this.chunkAt = performance.now();
     this.state.stats.netInputBytes += chunk.length;
     const err = this.parser.push(chunk, this.onCommand);
@@ -378,6 +377,11 @@ export class Client implements Session {
     if (this.softTimer !== undefined) clearTimeout(this.softTimer);
     this.socket.destroy();
     this.state.onClientClosed(this);
+  }
+
+  /** Date.now() of the last read */
+  get lastActive(): number {
+    return performance.timeOrigin + this.chunkAt;
   }
 
   get isClosed(): boolean {
