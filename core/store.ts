@@ -4,6 +4,7 @@
  */
 import type { Reply, RespError } from './reply';
 import type { Session, WatchedKey } from './session';
+import type { PendingReply } from './pending-reply';
 
 /** kv.type: the Redis type of a key. Collection rows live in their own tables (one per family). */
 export const enum KeyType { String = 0, Hash = 1, List = 2, Set = 3, Zset = 4 }
@@ -31,15 +32,15 @@ export interface KeyStore {
    * rows to the reply. Values: Buffer (sent binary), string (text), null. Unqualified table
    * names resolve in the keyspace schema (search_path).
    */
-  exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply): Promise<Reply>;
-  get(s: Session, key: Buffer): Promise<Reply>;
-  mget(s: Session, keys: Buffer[]): Promise<Reply>;
-  set(s: Session, key: Buffer, req: SetRequest): Promise<Reply>;
+  exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply): PendingReply;
+  get(s: Session, key: Buffer): PendingReply;
+  mget(s: Session, keys: Buffer[]): PendingReply;
+  set(s: Session, key: Buffer, req: SetRequest): PendingReply;
   /** key, value, key, value… */
-  mset(s: Session, kv: Buffer[]): Promise<Reply>;
-  del(s: Session, keys: Buffer[]): Promise<Reply>;
-  exists(s: Session, keys: Buffer[]): Promise<Reply>;
-  incrBy(s: Session, key: Buffer, delta: bigint): Promise<Reply>;
+  mset(s: Session, kv: Buffer[]): PendingReply;
+  del(s: Session, keys: Buffer[]): PendingReply;
+  exists(s: Session, keys: Buffer[]): PendingReply;
+  incrBy(s: Session, key: Buffer, delta: bigint): PendingReply;
   /** the current version of each key (null when absent or expired), for WATCH */
   versions(s: Session, keys: Buffer[]): Promise<(string | null)[]>;
   /**
@@ -48,8 +49,8 @@ export interface KeyStore {
    * replies, null when a watched key changed (EXEC then answers a null array), or the error when
    * Postgres did not commit.
    */
-  transaction(s: Session, watched: WatchedKey[], body: () => (Reply | Promise<Reply>)[]): Promise<Reply[] | null | RespError>;
-  dbsize(s: Session): Promise<Reply>;
+  transaction(s: Session, watched: WatchedKey[], body: () => (Reply | PromiseLike<Reply>)[]): Promise<Reply[] | null | RespError>;
+  dbsize(s: Session): PendingReply;
   /** db null = every database */
-  flush(s: Session, db: number | null): Promise<Reply>;
+  flush(s: Session, db: number | null): PendingReply;
 }

@@ -14,7 +14,8 @@ import { RequestParser, kQueryBufferExceeded } from '../protocol/parser';
 import { ReplyWriter } from '../protocol/writer';
 import { Err } from '../core/resp-errors';
 import { RespError, isPromise, kNoReply, writeReply, type Reply } from '../core/reply';
-import type { CommandSpec } from '../core/commands/spec';
+import type { CommandSpec, RunResult } from '../core/commands/spec';
+import { PendingReply } from '../core/pending-reply';
 import type { QueuedCommand, ServerContext, Session, WatchedKey } from '../core/session';
 import { kTransactionControl } from '../core/commands/transactions';
 import { kQueued } from '../core/shared-replies';
@@ -190,7 +191,7 @@ export class Client implements Session {
     }
     this.lastCommand = spec.name;
     const started = this.chunkAt;
-    let result: Reply | Promise<Reply>;
+    let result: RunResult;
     try {
       result = spec.run(this, argv);
     } catch (e) {
@@ -198,7 +199,16 @@ export class Client implements Session {
       result = new RespError(`ERR internal error: ${(e as Error).message}`);
     }
     const silent = this.replyOff || skipThis;
-    if (isPromise<Reply>(result)) {
+    if (result instanceof PendingReply) {
+      if (!result.done) {
+        const slot: Slot = { value: undefined, done: false, silent, proto: this.proto };
+        this.slots.push(slot);
+        result.listener = (v) => this.complete(slot, v, spec, started);
+        return;
+      }
+      // answered while being queued (Postgres down): an immediate reply
+      result = result.value;
+    } else if (isPromise<Reply>(result)) {
       const slot: Slot = { value: undefined, done: false, silent, proto: this.proto };
       this.slots.push(slot);
       result.then(

@@ -4,6 +4,7 @@
  */
 import type { Reply } from '../reply';
 import type { Session } from '../session';
+import type { PendingReply } from '../pending-reply';
 
 export type CommandFlag =
   | 'write' | 'readonly' | 'denyoom' | 'admin' | 'pubsub' | 'noscript' | 'blocking'
@@ -18,7 +19,8 @@ export interface KeySpec {
   step: number;
 }
 
-export type RunResult = Reply | Promise<Reply>;
+/** a value now, a PendingReply a lane fills (GET, SET…), or a Promise (commands that await) */
+export type RunResult = Reply | PendingReply | Promise<Reply>;
 
 export interface CommandSpec {
   /** lower-case name; subcommands are 'container|sub' */

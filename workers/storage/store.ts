@@ -8,6 +8,7 @@ import type { Session, WatchedKey } from '../../core/session';
 import { RespError } from '../../core/reply';
 import { kOk } from '../../core/shared-replies';
 import { Lane, type LaneOptions } from './lane';
+import { PendingReply } from '../../core/pending-reply';
 import { OpKind, type Op } from './ops';
 import { Err } from './replies';
 import { kSql } from './statements';
@@ -45,19 +46,17 @@ export class Store implements KeyStore {
     return lane;
   }
 
-  private submit(s: Session, make: (resolve: (r: Reply) => void) => Op): Promise<Reply> {
-    const lane = this.laneOf(s);
-    return new Promise((resolve) => {
-      const op = make(resolve);
-      if (this.capture !== undefined) this.capture.push(op);
-      else lane.submit(op);
-    });
+  /** Queues op on the session's lane (or EXEC's capture); `out` is what the command returns. */
+  private submit(s: Session, op: Op, out: PendingReply): PendingReply {
+    if (this.capture !== undefined) this.capture.push(op);
+    else this.laneOf(s).submit(op);
+    return out;
   }
 
-  async transaction(s: Session, watched: WatchedKey[], body: () => (Reply | Promise<Reply>)[]): Promise<Reply[] | null | RespError> {
+  async transaction(s: Session, watched: WatchedKey[], body: () => (Reply | PromiseLike<Reply>)[]): Promise<Reply[] | null | RespError> {
     const outer = this.capture;
     this.capture = [];
-    let results: (Reply | Promise<Reply>)[];
+    let results: (Reply | PromiseLike<Reply>)[];
     let ops: Op[];
     try {
       results = body();
@@ -66,14 +65,15 @@ export class Store implements KeyStore {
       this.capture = outer;
     }
     if (ops.length > 0 || watched.length > 0) {
-      const outcome = await this.submit(s, (resolve) => ({
+      const done = new PendingReply();
+      const outcome = await this.submit(s, {
         kind: OpKind.Tx, ops, watch: watched,
         resolve(r: Reply) {
           // not committed: the queued commands' replies must not be sent; settle their promises
           if (r !== kOk) for (const op of ops) op.resolve(null);
-          resolve(r);
+          done.settle(r);
         },
-      }));
+      }, done);
       if (outcome === null) return null;
       if (outcome !== kOk) return outcome instanceof RespError ? outcome : new RespError('ERR transaction failed');
     }
@@ -91,64 +91,70 @@ export class Store implements KeyStore {
     return r as (string | null)[];
   }
 
-  exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply): Promise<Reply> {
-    return this.submit(s, (resolve) => ({ kind: OpKind.Stmt, stmt, values, map, resolve }));
+  exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply): PendingReply {
+    const out = new PendingReply();
+    return this.submit(s, { kind: OpKind.Stmt, stmt, values, map, resolve: out.settle }, out);
   }
 
-  get(s: Session, key: Buffer): Promise<Reply> {
-    return this.submit(s, (resolve) => ({ kind: OpKind.Read, db: s.db, keys: [key], multi: false, resolve }));
+  get(s: Session, key: Buffer): PendingReply {
+    const out = new PendingReply();
+    return this.submit(s, { kind: OpKind.Read, db: s.db, keys: [key], multi: false, resolve: out.settle }, out);
   }
 
-  mget(s: Session, keys: Buffer[]): Promise<Reply> {
-    return this.submit(s, (resolve) => ({ kind: OpKind.Read, db: s.db, keys, multi: true, resolve }));
+  mget(s: Session, keys: Buffer[]): PendingReply {
+    const out = new PendingReply();
+    return this.submit(s, { kind: OpKind.Read, db: s.db, keys, multi: true, resolve: out.settle }, out);
   }
 
-  set(s: Session, key: Buffer, req: SetRequest): Promise<Reply> {
+  set(s: Session, key: Buffer, req: SetRequest): PendingReply {
+    const out = new PendingReply();
     if (req.cond === SetCond.None && !req.keepTtl && !req.get) {
-      return this.submit(s, (resolve) => ({ kind: OpKind.Write, db: s.db, kv: [key, req.value], exp: req.expiresAt, resolve }));
+      return this.submit(s, { kind: OpKind.Write, db: s.db, kv: [key, req.value], exp: req.expiresAt, resolve: out.settle }, out);
     }
     const values = [String(s.db), key, req.value, req.expiresAt === null ? null : int8(req.expiresAt),
       String(req.cond), req.keepTtl ? 'true' : 'false', req.get ? 'true' : 'false', int8(Date.now())];
-    return this.submit(s, (resolve) => ({
-      kind: OpKind.Stmt, stmt: kSql.setCond, values, resolve,
+    return this.submit(s, {
+      kind: OpKind.Stmt, stmt: kSql.setCond, values, resolve: out.settle,
       map(rows): Reply {
         const status = rows[0][0] as number;
         if (status === 2) return Err.wrongType;
         if (req.get) return (rows[0][1] as Buffer | null) ?? null;
         return status === 1 ? kOk : null;
       },
-    }));
+    }, out);
   }
 
-  mset(s: Session, kv: Buffer[]): Promise<Reply> {
-    return this.submit(s, (resolve) => ({ kind: OpKind.Write, db: s.db, kv, exp: null, resolve }));
+  mset(s: Session, kv: Buffer[]): PendingReply {
+    const out = new PendingReply();
+    return this.submit(s, { kind: OpKind.Write, db: s.db, kv, exp: null, resolve: out.settle }, out);
   }
 
-  private keyStmt(s: Session, stmt: typeof kSql.del, keys: Buffer[]): Promise<Reply> {
+  private keyStmt(s: Session, stmt: typeof kSql.del, keys: Buffer[]): PendingReply {
     const values = [int2Array(keys.map(() => s.db)), byteaArray(keys), int8(Date.now())];
-    return this.submit(s, (resolve) => ({ kind: OpKind.Stmt, stmt, values, resolve, map: (rows) => rows[0][0] as number }));
+    return this.exec(s, stmt, values, (rows) => rows[0][0] as number);
   }
 
-  del(s: Session, keys: Buffer[]): Promise<Reply> {
+  del(s: Session, keys: Buffer[]): PendingReply {
     return this.keyStmt(s, kSql.del, keys);
   }
 
-  exists(s: Session, keys: Buffer[]): Promise<Reply> {
+  exists(s: Session, keys: Buffer[]): PendingReply {
     return this.keyStmt(s, kSql.exists, keys);
   }
 
-  incrBy(s: Session, key: Buffer, delta: bigint): Promise<Reply> {
-    return this.submit(s, (resolve) => ({ kind: OpKind.Incr, db: s.db, key, delta, resolve }));
+  incrBy(s: Session, key: Buffer, delta: bigint): PendingReply {
+    const out = new PendingReply();
+    return this.submit(s, { kind: OpKind.Incr, db: s.db, key, delta, resolve: out.settle }, out);
   }
 
-  dbsize(s: Session): Promise<Reply> {
+  dbsize(s: Session): PendingReply {
     const values = [String(s.db), int8(Date.now())];
-    return this.submit(s, (resolve) => ({ kind: OpKind.Stmt, stmt: kSql.dbsize, values, resolve, map: (rows) => rows[0][0] as number }));
+    return this.exec(s, kSql.dbsize, values, (rows) => rows[0][0] as number);
   }
 
-  flush(s: Session, db: number | null): Promise<Reply> {
+  flush(s: Session, db: number | null): PendingReply {
     const stmt = db === null ? kSql.flushall : kSql.flushdb;
     const values = db === null ? [] : [String(db)];
-    return this.submit(s, (resolve) => ({ kind: OpKind.Stmt, stmt, values, resolve, map: () => kOk }));
+    return this.exec(s, stmt, values, () => kOk);
   }
 }

@@ -10,6 +10,7 @@ import { RespError, type Reply } from '../../reply';
 import { Err } from '../../resp-errors';
 import type { Session } from '../../session';
 import type { Rows, Statement } from '../../store';
+import type { PendingReply } from '../../pending-reply';
 import { byteaArray, int8 } from '../../../workers/storage/pg-binary';
 
 export { byteaArray, int8 };
@@ -18,7 +19,7 @@ export { byteaArray, int8 };
 export const nowArg = (): Buffer => int8(Date.now());
 export const dbArg = (s: Session): string => String(s.db);
 
-export function exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply): Promise<Reply> {
+export function exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply): PendingReply {
   return s.server.store.exec(s, stmt, values, map);
 }
 
