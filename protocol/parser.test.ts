@@ -354,13 +354,17 @@ describe('query buffer limit', () => {
 });
 
 describe('views and ownership', () => {
-  test('arguments of a frame inside one chunk are views into it (zero copy)', () => {
+  test('arguments of a frame inside one chunk are views into it (zero copy); the name is a kept copy', () => {
     const chunk = encodeCommand(['SET', 'key', 'value']);
     const p = newParser();
     let argv: Buffer[] = [];
     p.push(chunk, (a) => (argv = a));
-    for (const a of argv) assert.equal(a.buffer, chunk.buffer);
+    for (const a of argv.slice(1)) assert.equal(a.buffer, chunk.buffer);
     assert.equal(argv[2].byteOffset - chunk.byteOffset, chunk.indexOf('value'));
+    // the name does not alias the chunk: an idle client's last name pins no read buffer
+    chunk.fill(0x7a);
+    assert.equal(argv[0].toString(), 'SET');
+    assert.equal(argv[1].toString(), 'zzz');
   });
   test('argv handed out stays valid after later pushes', () => {
     const p = newParser();
@@ -384,6 +388,12 @@ describe('views and ownership', () => {
     assert.notEqual(kept[1][0], kept[2][0]);
     assert.equal(kept[4][0], kept[5][0]);
     assert.notEqual(kept[6][0], kept[7][0]);
+    // a name longer than any command is not kept: no memory held for garbage names
+    const long = 'X'.repeat(33);
+    const twice: Buffer[] = [];
+    p.push(Buffer.concat([encodeCommand([long]), encodeCommand([long])]), (a) => twice.push(a[0]));
+    assert.notEqual(twice[0], twice[1]);
+    assert.deepEqual(twice.map(String), [long, long]);
   });
   test('pending counts the bytes of the incomplete frame only', () => {
     const p = newParser();

@@ -85,6 +85,9 @@ function expectedDollar(c: number): string {
   return `Protocol error: expected '$', got '${ch}'`;
 }
 
+/** longest command name the parser keeps for reuse (the longest Redis command name has 20 bytes) */
+const kMaxKeptName = 32;
+
 export class RequestParser {
   limits: ParserLimits;
   /** false before AUTH when a password is required; set it from inside sink and the next frame sees it. */
@@ -107,7 +110,7 @@ export class RequestParser {
   private lineEnd = 0;
   /** the multibulk frame being collected */
   private argv: Buffer[] = [];
-  /** the last command name seen by fastFrame: a view shared by every frame repeating it (never written to) */
+  /** the last command name seen by fastFrame: one copy shared by every frame repeating it (never written to) */
   private lastName: Buffer | undefined = undefined;
   private need = 0;
   private bulkLen = 0;
@@ -218,10 +221,12 @@ export class RequestParser {
   }
 
   /**
-   * The command name at buf[from, from + len): the previous frame's name view when the bytes are
-   * the same (a pipeline repeats its command), else a new view. A view costs a typed-array
+   * The command name at buf[from, from + len): the previous frame's name when the bytes are the
+   * same (a pipeline repeats its command), else a new one. A view per command was a typed-array
    * allocation (~6% of PING's server CPU at -P 16 in a perf profile), and the command table
-   * resolves a name it saw last time by identity instead of hashing it again.
+   * resolves a name it saw last time by identity instead of hashing it again. The kept name is a
+   * copy, so an idle client does not pin the read buffer it came in (up to 64 KiB); names over
+   * 32 bytes (no command is that long) are plain views and are not kept.
    */
   private name(buf: Buffer, ab: ArrayBufferLike, offset: number, from: number, len: number): Buffer {
     const last = this.lastName;
@@ -230,7 +235,10 @@ export class RequestParser {
       while (i < len && last[i] === buf[from + i]) i++;
       if (i === len) return last;
     }
-    return (this.lastName = new FastBuffer(ab, offset + from, len));
+    if (len > kMaxKeptName) return new FastBuffer(ab, offset + from, len);
+    const copy = Buffer.allocUnsafe(len);
+    for (let i = 0; i < len; i++) copy[i] = buf[from + i];
+    return (this.lastName = copy);
   }
 
   /** Advances the current frame through buf[pos, end); returns where it stopped (end unless a frame completed). */
