@@ -20,7 +20,7 @@ import { typedRows } from '../../core/pg-driver/typed-rows';
 import { Err, wrongTypeOrNull } from './replies';
 import { OpKind, opBytes, type IncrOp, type Op, type ReadOp, type TxOp, type WriteOp } from './ops';
 import { kSql } from './statements';
-import { writeOrder } from './write-order';
+import { writeOrder } from '../../core/storage/write-order';
 import { byteaArray, int2Array, int8, int8Array } from './pg-binary';
 import { kOk } from '../../core/shared-replies';
 import { RespError, type Reply } from '../../core/reply';
@@ -203,10 +203,14 @@ export class Lane {
     };
     if (first.kind === OpKind.Read) {
       const ops = batch.slice(from, to) as ReadOp[];
-      const dbs: number[] = [];
-      const keys: Buffer[] = [];
-      for (const op of ops) for (const k of op.keys) { dbs.push(op.db); keys.push(k); }
-      this.send(conn, kSql.read.text, [Int16Array.from(dbs), keys, int8(Date.now())],
+      let total = 0;
+      for (const op of ops) total += op.keys.length;
+      const dbs = new Int16Array(total);
+      const keys = new Array<Buffer>(total);
+      let at = 0;
+      for (const op of ops) for (const k of op.keys) { dbs[at] = op.db; keys[at++] = k; }
+      // as they are: the connection's encoder writes int2[] / bytea[] into its reused buffer
+      this.send(conn, kSql.read.text, [dbs, keys, int8(Date.now())],
         (err, res) => (err ? fail(err) : resolveReads(ops, res!, keys.length)));
     } else if (first.kind === OpKind.Write) {
       const ops = batch.slice(from, to) as WriteOp[];
@@ -321,7 +325,7 @@ function resolveIncrs(ops: IncrOp[], res: PgResult): void {
   }
 }
 
-/** Last write wins per (db, key) within the run; rows in (db, key) order (write-order.ts). */
+/** Last write wins per (db, key) within the run; rows in (db, key) order (core/storage/write-order.ts). */
 export function writeArrays(ops: WriteOp[]): unknown[] {
   let n = 0;
   for (const op of ops) n += op.kv.length >> 1;

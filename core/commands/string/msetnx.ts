@@ -6,6 +6,7 @@
 import { wrongArity } from '../../resp-errors';
 import { defineCommand } from '../define';
 import { byteaArrayText, dbOf, nowMs } from '../keys/shared';
+import { writeOrder } from '../../storage/write-order';
 
 const kArity = wrongArity('msetnx');
 const kStmt = { name: 'pr_msetnx', text: 'SELECT msetnx($1::int2, $2::bytea[], $3::bytea[], $4::int8)' };
@@ -16,11 +17,12 @@ export const msetnx = defineCommand({
   summary: 'Atomically modifies the string values of one or more keys only when all keys don\'t exist.',
   run(s, argv) {
     if (argv.length % 2 === 0) return kArity;
-    const last = new Map<string, [Buffer, Buffer]>();
-    for (let i = 1; i < argv.length; i += 2) last.set(argv[i].toString('latin1'), [argv[i], argv[i + 1]]);
-    // sorted: rows are locked in key order, like every multi-row write (no deadlocks)
-    const pairs = [...last.values()].sort((a, b) => Buffer.compare(a[0], b[0]));
-    const values = [dbOf(s), byteaArrayText(pairs.map((p) => p[0])), byteaArrayText(pairs.map((p) => p[1])), nowMs()];
+    const n = (argv.length - 1) / 2;
+    const keys = new Array<Buffer>(n);
+    for (let i = 0; i < n; i++) keys[i] = argv[1 + 2 * i];
+    // the last value of each key, rows locked in key order like every multi-row write (no deadlocks)
+    const order = writeOrder(new Int16Array(n), keys);
+    const values = [dbOf(s), byteaArrayText(order.map((i) => keys[i])), byteaArrayText(order.map((i) => argv[2 + 2 * i])), nowMs()];
     return s.server.store.exec(s, kStmt, values, (rows) => rows[0][0] as number);
   },
 });
