@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { withPg } from '../../test/support/pg';
-import { startEmbeddedPostgres } from './embedded';
+import { NativePgConnection } from '../pg-driver/native-conn';
+import { socketDirFor, startEmbeddedPostgres } from './embedded';
 import { PostgresSetupError } from './errors';
 
 // A zombie (exited, not yet reaped: PID 1 in a container may never reap) counts as gone.
@@ -48,7 +49,20 @@ describe('startEmbeddedPostgres', () => {
         assert.equal(await show('wal_writer_delay'), '20ms');
         await c.query('CREATE TABLE survives (v text)');
         await c.query(`INSERT INTO survives VALUES ('before restart')`);
+        assert.equal((await c.query('SELECT host(inet_server_addr()) AS a')).rows[0].a, '127.0.0.1');
       }, pg.url);
+      // localUrl is the Unix socket in the data folder, for node-postgres and for our libpq binding
+      assert.equal(pg.socketDir, dataDir);
+      assert.notEqual(pg.localUrl, pg.url);
+      const viaSocket = 'SELECT inet_server_addr() IS NULL AS unix, current_setting(\'unix_socket_directories\') AS dir';
+      assert.deepEqual((await withPg((c) => c.query(viaSocket), pg.localUrl)).rows, [{ unix: true, dir: dataDir }]);
+      const conn = await NativePgConnection.connect(pg.localUrl);
+      try {
+        const res = await conn.query('SELECT (inet_server_addr() IS NULL)::text AS unix');
+        assert.equal(String(res.value(0, 0)), 'true');
+      } finally {
+        await conn.close();
+      }
       await assert.rejects(startEmbeddedPostgres({ dataDir }), (err: PostgresSetupError) => {
         assert.equal(err.code, 'POSTRESP_ERR_PG_DATADIR_IN_USE');
         assert.match(err.message, new RegExp(`in use by postmaster pid ${pg.pid} \\(port ${pg.port}\\)`));
@@ -99,6 +113,13 @@ describe('startEmbeddedPostgres', () => {
     } finally {
       await pg.stop();
     }
+  });
+
+  it('falls back to TCP when the socket path would not fit sun_path (107 bytes)', () => {
+    assert.equal(socketDirFor('/d', 5432), '/d');
+    const fits = '/' + 'x'.repeat(107 - '/.s.PGSQL.5432.lock'.length - 1);
+    assert.equal(socketDirFor(fits, 5432), fits);
+    assert.equal(socketDirFor(fits + 'x', 5432), '');
   });
 
   it('refuses a non-empty folder that is not a data folder', async () => {

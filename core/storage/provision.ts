@@ -32,8 +32,8 @@ export async function provisionStorage(config: Config, log: (line: string) => vo
     const dataDir = path.resolve(config.str('data-dir'));
     log(`no Postgres configured: starting the embedded PostgreSQL in ${dataDir}`);
     embedded = await startEmbeddedPostgres({ dataDir, log });
-    url = embedded.url;
-    source = `embedded (${dataDir}, port ${embedded.port})`;
+    url = embedded.localUrl;
+    source = `embedded (${dataDir}, port ${embedded.port}${embedded.socketDir ? ', Unix socket' : ''})`;
   }
   try {
     const { serverVersion } = await checkConnection(url);

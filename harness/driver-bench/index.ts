@@ -220,7 +220,7 @@ async function withServer<T>(o: Options, fn: (url: string) => Promise<T>): Promi
   console.log(`no --url or DATABASE_URL: starting the embedded Postgres in ${dir}`);
   const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg') });
   try {
-    return await fn(server.url);
+    return await fn(server.localUrl); // the transport PostRESP itself uses on this server
   } finally {
     await server.stop();
     await fs.rm(dir, { recursive: true, force: true });
