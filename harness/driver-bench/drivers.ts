@@ -1,11 +1,10 @@
 // The drivers compared by the driver benchmark, behind one small interface. Every driver runs the
 // same two statements and touches every returned value (sums its length), so no driver wins by
 // not decoding what it received.
-import { encodeBufferArray } from '../../core/pg-driver/binary-array';
 import { NativePgConnection } from '../../core/pg-driver/native-conn';
 import { startupOptions } from '../../core/postgres/schema';
 import { kSql } from '../../workers/storage/statements';
-import { byteaArray, int2Array, int8 } from '../../workers/storage/pg-binary';
+import { encodeBufferArray, int2Array, int8 } from '../../core/pg-driver/binary-array';
 import { writeArrays } from '../../workers/storage/lane';
 import { OpKind } from '../../workers/storage/ops';
 
@@ -89,7 +88,7 @@ async function laneDriver(url: string, inFlight: number, connections: number): P
     maxInFlight: inFlight,
     select(keys, done) {
       const conn = pick();
-      conn.send(kSql.read.text, [int2Array(keys.map(() => 0)), byteaArray(keys), int8(Date.now())], (err, res) => {
+      conn.send(kSql.read.text, [int2Array(keys.map(() => 0)), encodeBufferArray(keys), int8(Date.now())], (err, res) => {
         if (err || !res) return done(err, 0, 0);
         let bytes = 0;
         for (let r = 0; r < res.rowCount; r++) bytes += res.length(r, 2);

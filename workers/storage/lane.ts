@@ -21,7 +21,7 @@ import { Err, wrongTypeOrNull } from './replies';
 import { OpKind, opBytes, type IncrOp, type Op, type ReadOp, type TxOp, type WriteOp } from './ops';
 import { kSql } from './statements';
 import { writeOrder } from '../../core/storage/write-order';
-import { byteaArray, int2Array, int8, int8Array } from './pg-binary';
+import { encodeBufferArray, int2Array, int8, int8Array } from '../../core/pg-driver/binary-array';
 import { kOk } from '../../core/shared-replies';
 import { RespError, type Reply } from '../../core/reply';
 import type { LaneStats } from '../../core/messages';
@@ -220,7 +220,7 @@ export class Lane {
       });
     } else if (first.kind === OpKind.Incr) {
       const ops = batch.slice(from, to) as IncrOp[];
-      const params = [int2Array(ops.map((o) => o.db)), byteaArray(ops.map((o) => o.key)), int8Array(ops.map((o) => o.delta)), int8(Date.now())];
+      const params = [int2Array(ops.map((o) => o.db)), encodeBufferArray(ops.map((o) => o.key)), int8Array(ops.map((o) => o.delta)), int8(Date.now())];
       this.send(conn, kSql.incrMany.text, params, (err, res) => (err ? fail(err) : resolveIncrs(ops, res!)));
     } else if (first.kind === OpKind.Stmt) {
       this.send(conn, first.stmt.text, first.values, (err, res) => {
@@ -254,7 +254,7 @@ export class Lane {
     this.send(conn, 'BEGIN', [], note);
     if (tx.watch.length > 0) {
       const w = tx.watch;
-      this.send(conn, kSql.watchCheck.text, [int2Array(w.map((k) => k.db)), byteaArray(w.map((k) => k.key)),
+      this.send(conn, kSql.watchCheck.text, [int2Array(w.map((k) => k.db)), encodeBufferArray(w.map((k) => k.key)),
         int8Array(w.map((k) => (k.version === null ? null : Number(k.version)))), int8(Date.now())], note);
     }
     for (const op of tx.ops) {

@@ -12,7 +12,7 @@ import { PendingReply } from '../../core/pending-reply';
 import { OpKind, type Op } from './ops';
 import { Err } from './replies';
 import { kSql } from './statements';
-import { byteaArray, int2Array, int8 } from './pg-binary';
+import { encodeBufferArray, int2Array, int8 } from '../../core/pg-driver/binary-array';
 
 export class Store implements KeyStore {
   readonly lanes: Lane[];
@@ -81,7 +81,7 @@ export class Store implements KeyStore {
   }
 
   async versions(s: Session, keys: Buffer[]): Promise<(string | null)[]> {
-    const values = [int2Array(keys.map(() => s.db)), byteaArray(keys), int8(Date.now())];
+    const values = [int2Array(keys.map(() => s.db)), encodeBufferArray(keys), int8(Date.now())];
     const r = await this.exec(s, kSql.versions, values, (rows) => {
       const out: Reply[] = new Array(keys.length).fill(null);
       for (const row of rows) out[(row[0] as number) - 1] = row[1] as string;
@@ -130,7 +130,7 @@ export class Store implements KeyStore {
   }
 
   private keyStmt(s: Session, stmt: typeof kSql.del, keys: Buffer[]): PendingReply {
-    const values = [int2Array(keys.map(() => s.db)), byteaArray(keys), int8(Date.now())];
+    const values = [int2Array(keys.map(() => s.db)), encodeBufferArray(keys), int8(Date.now())];
     return this.exec(s, stmt, values, (rows) => rows[0][0] as number);
   }
 

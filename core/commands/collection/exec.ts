@@ -11,9 +11,9 @@ import { Err } from '../../resp-errors';
 import type { Session } from '../../session';
 import type { Rows, Statement } from '../../store';
 import type { PendingReply } from '../../pending-reply';
-import { byteaArray, int8 } from '../../../workers/storage/pg-binary';
+import { encodeBufferArray, int8 } from '../../pg-driver/binary-array';
 
-export { byteaArray, int8 };
+export { encodeBufferArray, int8 };
 
 /** $now: the client's clock in Unix ms, the same clock SET EX uses for expires_at */
 export const nowArg = (): Buffer => int8(Date.now());

@@ -2,7 +2,7 @@
  * HDEL key field [field …] — fields removed; the key goes with its last field.
  * https://redis.io/commands/hdel/
  */
-import { byteaArray, dbArg, distinct, exec, int, nowArg, statusReply } from '../collection/exec';
+import { encodeBufferArray, dbArg, distinct, exec, int, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
 import { kHashSql } from './sql';
@@ -11,6 +11,6 @@ export const hdel = defineCommand({
   name: 'hdel', arity: -3, flags: ['write', 'fast'], keys: kOneKey, acl: ['write', 'hash', 'fast'],
   group: 'hash', since: '2.0.0', summary: 'Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.',
   complexity: 'O(N) where N is the number of fields to be removed.',
-  run: (s, argv) => exec(s, kHashSql.del, [dbArg(s), argv[1], byteaArray(distinct(argv.slice(2))), nowArg()],
+  run: (s, argv) => exec(s, kHashSql.del, [dbArg(s), argv[1], encodeBufferArray(distinct(argv.slice(2))), nowArg()],
     statusReply({}, (rows) => int(rows[0][1]))),
 });

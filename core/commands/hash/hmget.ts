@@ -4,7 +4,7 @@
  */
 import type { Reply } from '../../reply';
 import { KeyType } from '../../store';
-import { byteaArray, dbArg, exec, nowArg, typedRead } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, nowArg, typedRead } from '../collection/exec';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
 import { kHashSql } from './sql';
@@ -16,7 +16,7 @@ export const hmget = defineCommand({
   run(s, argv) {
     const fields = argv.slice(2);
     const nils = (): Reply[] => new Array(fields.length).fill(null);
-    return exec(s, kHashSql.mget, [dbArg(s), argv[1], byteaArray(fields), nowArg()], typedRead(KeyType.Hash, nils(), (rows) => {
+    return exec(s, kHashSql.mget, [dbArg(s), argv[1], encodeBufferArray(fields), nowArg()], typedRead(KeyType.Hash, nils(), (rows) => {
       const out = nils();
       for (const r of rows) out[(r[1] as number) - 1] = r[2] as Buffer | null;
       return out;

@@ -2,7 +2,7 @@
  * HSETNX key field value — 1 when the field was set, 0 when it already existed.
  * https://redis.io/commands/hsetnx/
  */
-import { byteaArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
 import { kHashSql } from './sql';
@@ -12,7 +12,7 @@ export const hsetnx = defineCommand({
   group: 'hash', since: '2.0.0', summary: 'Sets the value of a field in a hash only when the field doesn\'t exist.',
   complexity: 'O(1)',
   run(s, argv) {
-    const values = [dbArg(s), argv[1], byteaArray([argv[2]]), byteaArray([argv[3]]), 'true', nowArg()];
+    const values = [dbArg(s), argv[1], encodeBufferArray([argv[2]]), encodeBufferArray([argv[3]]), 'true', nowArg()];
     return exec(s, kHashSql.set, values, statusReply({}, (rows) => int(rows[0][1])));
   },
 });

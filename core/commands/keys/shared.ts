@@ -24,14 +24,6 @@ export const nowMs = (): string => String(Date.now());
 export const live = (nowParam: string, t = 'kv') => `(${t}.expires_at IS NULL OR ${t}.expires_at > ${nowParam}::int8)`;
 
 /**
- * A bytea[] parameter in text form (`{"\\x6162",…}`): keeps core free of the lane's binary
- * encoders; only multi-key commands that are not on a hot path use it.
- */
-export function byteaArrayText(items: readonly Buffer[]): string {
-  return `{${items.map((b) => `"\\\\x${b.toString('hex')}"`).join(',')}}`;
-}
-
-/**
  * Redis's getIntFromObjectOrReply + selectDb for MOVE and COPY … DB: not an integer →
  * "not an integer", outside int → "out of range, must between", outside 0..databases-1 →
  * "DB index is out of range".

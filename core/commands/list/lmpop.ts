@@ -7,7 +7,7 @@ import { RespError, kNullArray } from '../../reply';
 import { Err } from '../../resp-errors';
 import { eqIgnoreCase } from '../args';
 import { kLongMax, rangeLong } from '../collection/args';
-import { byteaArray, dbArg, exec, nowArg, statusReply } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
 import { kNoKeys } from '../spec';
 import { side } from './lmove';
@@ -35,7 +35,7 @@ export const lmpop = defineCommand({
       count = c;
     }
     const keys = argv.slice(2, at);
-    return exec(s, kListSql.mpop, [dbArg(s), byteaArray(keys), left ? 'true' : 'false', String(count ?? 1n), nowArg()],
+    return exec(s, kListSql.mpop, [dbArg(s), encodeBufferArray(keys), left ? 'true' : 'false', String(count ?? 1n), nowArg()],
       (rows) => (rows.length === 0 ? kNullArray
         : statusReply({}, () => [rows[0][1] as Buffer, rows.map((r) => r[2] as Buffer)])(rows)));
   },

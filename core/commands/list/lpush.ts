@@ -3,7 +3,7 @@
  * push onto an existing list (0 otherwise). One generic: push(left, onlyExisting).
  * https://redis.io/commands/lpush/
  */
-import { byteaArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
 import { kOneKey, type CommandSpec } from '../spec';
 import { kListSql } from './sql';
@@ -14,7 +14,7 @@ function push(name: string, left: boolean, onlyExisting: boolean, since: string,
     group: 'list', since, summary,
     complexity: 'O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.',
     run: (s, argv) => exec(s, kListSql.push,
-      [dbArg(s), argv[1], byteaArray(argv.slice(2)), left ? 'true' : 'false', onlyExisting ? 'true' : 'false', nowArg()],
+      [dbArg(s), argv[1], encodeBufferArray(argv.slice(2)), left ? 'true' : 'false', onlyExisting ? 'true' : 'false', nowArg()],
       statusReply({}, (rows) => int(rows[0][1]))),
   });
 }

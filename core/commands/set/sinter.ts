@@ -4,7 +4,7 @@
  * https://redis.io/commands/sinter/
  */
 import { RespSet } from '../../reply';
-import { byteaArray, dbArg, exec, nowArg, statusReply } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
 import { kAllKeys, type CommandSpec } from '../spec';
 import { kSetSql } from './sql';
@@ -15,7 +15,7 @@ function combine(name: string, op: SetOp, summary: string, complexity: string): 
   return defineCommand({
     name, arity: -2, flags: ['readonly'], keys: kAllKeys, acl: ['read', 'set', 'slow'], group: 'set', since: '1.0.0',
     summary, complexity,
-    run: (s, argv) => exec(s, kSetSql.combine, [dbArg(s), String(op), byteaArray(argv.slice(1)), '0', nowArg()],
+    run: (s, argv) => exec(s, kSetSql.combine, [dbArg(s), String(op), encodeBufferArray(argv.slice(1)), '0', nowArg()],
       (rows) => (rows.length === 0 ? new RespSet([]) : statusReply({}, () => new RespSet(rows.map((r) => r[1] as Buffer)))(rows))),
   });
 }

@@ -7,7 +7,7 @@ import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { eqIgnoreCase } from '../args';
 import { parseNumKeys, positiveLong } from '../collection/args';
-import { byteaArray, dbArg, exec, nowArg, statusReply } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
 import { kNoKeys } from '../spec';
 import { kSetSql } from './sql';
@@ -29,7 +29,7 @@ export const sintercard = defineCommand({
       if (l instanceof RespError) return l;
       limit = l;
     }
-    return exec(s, kSetSql.combine, [dbArg(s), String(SetOp.Inter), byteaArray(argv.slice(2, 2 + n)), String(limit), nowArg()],
+    return exec(s, kSetSql.combine, [dbArg(s), String(SetOp.Inter), encodeBufferArray(argv.slice(2, 2 + n)), String(limit), nowArg()],
       (rows) => (rows.length === 0 ? 0 : statusReply({}, () => rows.length)(rows)));
   },
 });

@@ -5,7 +5,7 @@
  */
 import type { Reply } from '../../reply';
 import { KeyType } from '../../store';
-import { byteaArray, dbArg, exec, nowArg, typedRead } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, nowArg, typedRead } from '../collection/exec';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
 import { kSetSql } from './sql';
@@ -24,7 +24,7 @@ export const smismember = defineCommand({
   run(s, argv) {
     const n = argv.length - 2;
     const zeros = (): Reply[] => new Array(n).fill(0);
-    return exec(s, kSetSql.misMember, [dbArg(s), argv[1], byteaArray(argv.slice(2)), nowArg()], typedRead(KeyType.Set, zeros(), (rows) => {
+    return exec(s, kSetSql.misMember, [dbArg(s), argv[1], encodeBufferArray(argv.slice(2)), nowArg()], typedRead(KeyType.Set, zeros(), (rows) => {
       const out = zeros();
       for (const r of rows) out[(r[1] as number) - 1] = r[2] ? 1 : 0;
       return out;

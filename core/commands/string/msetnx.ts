@@ -5,7 +5,8 @@
  */
 import { wrongArity } from '../../resp-errors';
 import { defineCommand } from '../define';
-import { byteaArrayText, dbOf, nowMs } from '../keys/shared';
+import { dbOf, nowMs } from '../keys/shared';
+import { encodeBufferArray } from '../../pg-driver/binary-array';
 import { writeOrder } from '../../storage/write-order';
 
 const kArity = wrongArity('msetnx');
@@ -22,7 +23,7 @@ export const msetnx = defineCommand({
     for (let i = 0; i < n; i++) keys[i] = argv[1 + 2 * i];
     // the last value of each key, rows locked in key order like every multi-row write (no deadlocks)
     const order = writeOrder(new Int16Array(n), keys);
-    const values = [dbOf(s), byteaArrayText(order.map((i) => keys[i])), byteaArrayText(order.map((i) => argv[2 + 2 * i])), nowMs()];
+    const values = [dbOf(s), encodeBufferArray(order.map((i) => keys[i])), encodeBufferArray(order.map((i) => argv[2 + 2 * i])), nowMs()];
     return s.server.store.exec(s, kStmt, values, (rows) => rows[0][0] as number);
   },
 });

@@ -7,7 +7,7 @@
 import { RespDouble, RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { eqIgnoreCase } from '../args';
-import { byteaArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
 import { string2d } from '../collection/strtod';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
@@ -25,7 +25,7 @@ const kNaN = new RespError('ERR resulting score is not a number (NaN)');
 
 /** One z_add call: scores already parsed. */
 export function zaddExec(s: Parameters<typeof zadd.run>[0], key: Buffer, members: Buffer[], scores: number[], flags: number) {
-  const values = [dbArg(s), key, byteaArray(members), f8Array(scores), String(flags & ~ZaddFlag.Ch), nowArg()];
+  const values = [dbArg(s), key, encodeBufferArray(members), f8Array(scores), String(flags & ~ZaddFlag.Ch), nowArg()];
   return exec(s, kZsetSql.add, values, statusReply({ 3: kNaN }, (rows) => {
     if (flags & ZaddFlag.Incr) return rows[0][3] === null ? null : new RespDouble(rows[0][3] as number);
     const added = int(rows[0][1]);

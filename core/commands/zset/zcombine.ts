@@ -9,7 +9,7 @@
 import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { eqIgnoreCase, parseI64 } from '../args';
-import { byteaArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
 import { string2d } from '../collection/strtod';
 import { defineCommand } from '../define';
 import { kNoKeys, type CommandSpec } from '../spec';
@@ -65,7 +65,7 @@ function combine(name: string, op: ZsetOp, store: boolean, since: string, summar
     run(s, argv) {
       const p = parse(name, argv, at, op, store);
       if (p instanceof RespError) return p;
-      const keys = byteaArray(p.keys);
+      const keys = encodeBufferArray(p.keys);
       if (p.error !== undefined) {
         const error = p.error;
         return exec(s, kZsetSql.combine, [dbArg(s), String(ZsetOp.TypesOnly), keys, '{}', '1', nowArg()], statusReply({}, () => error));

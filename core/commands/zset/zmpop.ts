@@ -7,7 +7,7 @@ import { RespError, kNullArray } from '../../reply';
 import { Err } from '../../resp-errors';
 import { eqIgnoreCase } from '../args';
 import { kLongMax, rangeLong } from '../collection/args';
-import { byteaArray, dbArg, exec, nowArg, statusReply } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
 import { kNoKeys } from '../spec';
 import { elements } from './reply';
@@ -34,7 +34,7 @@ export const zmpop = defineCommand({
       if (c instanceof RespError) return c;
       count = c;
     }
-    return exec(s, kZsetSql.mpop, [dbArg(s), byteaArray(argv.slice(2, at)), max ? 'true' : 'false', String(count ?? 1n), nowArg()],
+    return exec(s, kZsetSql.mpop, [dbArg(s), encodeBufferArray(argv.slice(2, at)), max ? 'true' : 'false', String(count ?? 1n), nowArg()],
       (rows) => (rows.length === 0 ? kNullArray
         : statusReply({}, () => [rows[0][1] as Buffer, elements(rows, 2, true, true)])(rows)));
   },

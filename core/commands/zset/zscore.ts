@@ -5,7 +5,7 @@
  */
 import { RespDouble, type Reply } from '../../reply';
 import { KeyType } from '../../store';
-import { byteaArray, dbArg, exec, nowArg, typedRead } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, nowArg, typedRead } from '../collection/exec';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
 import { kZsetSql } from './sql';
@@ -25,7 +25,7 @@ export const zmscore = defineCommand({
   complexity: 'O(N) where N is the number of members being requested.',
   run(s, argv) {
     const nils = (): Reply[] => new Array(argv.length - 2).fill(null);
-    return exec(s, kZsetSql.mscore, [dbArg(s), argv[1], byteaArray(argv.slice(2)), nowArg()], typedRead(KeyType.Zset, nils(), (rows) => {
+    return exec(s, kZsetSql.mscore, [dbArg(s), argv[1], encodeBufferArray(argv.slice(2)), nowArg()], typedRead(KeyType.Zset, nils(), (rows) => {
       const out = nils();
       for (const r of rows) out[(r[1] as number) - 1] = dbl(r[2]);
       return out;
