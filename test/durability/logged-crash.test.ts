@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RawClient, encode, type Value } from '../e2e/resp-client';
 import type { RunningServer } from '../e2e/start-server';
+import { withPg } from '../support/pg';
 import {
   isError, ownPostgres, readAll, sleep, startPostresp, startWriter, uniqueSchema, waitAnswering, type OwnPostgres,
 } from './support';
@@ -59,6 +60,12 @@ describe('logged mode, Postgres killed with SIGKILL under load', () => {
     t.diagnostic(`acknowledged writes lost: ${lost.length}`);
     assert.equal(s.unanswered, 0, 'commands got no reply after the kill (hang or dropped connection)');
     assert.deepEqual(lost.slice(0, 5).map(([k]) => k), [], `${lost.length} acknowledged writes lost`);
+    // the lanes came back over the Unix socket in the data folder (client_addr NULL), as before the kill
+    const lanes = await withPg((c) => c.query(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE client_addr IS NULL)::int AS unix
+         FROM pg_stat_activity WHERE application_name = 'postresp-lane'`), own.pg.url);
+    assert.ok(lanes.rows[0].n >= 2, `expected the lanes of 2 workers, found ${lanes.rows[0].n}`);
+    assert.equal(lanes.rows[0].unix, lanes.rows[0].n);
   });
 });
 

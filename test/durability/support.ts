@@ -40,7 +40,7 @@ export async function ownPostgres(label: string): Promise<OwnPostgres> {
 }
 
 export function startPostresp(pg: EmbeddedPostgres, mode: string, schema: string, extra: string[] = []): Promise<RunningServer> {
-  return startServer(['--pg-url', pg.url, '--storage-mode', mode, '--workers', '2', ...extra], { schema });
+  return startServer(['--pg-url', pg.localUrl, '--storage-mode', mode, '--workers', '2', ...extra], { schema });
 }
 
 export { uniqueSchema };
