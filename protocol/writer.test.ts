@@ -135,6 +135,44 @@ describe('buffer ownership', () => {
     assert.ok(chunks.length < 40, `${chunks.length} chunks`);
   });
 
+  test('a flush up to 32 KiB is one Buffer, also when it crossed a slab end', () => {
+    const w = new ReplyWriter();
+    const value = Buffer.alloc(1024, 7);
+    for (let round = 0; round < 20; round++) {
+      for (let i = 0; i < 16; i++) w.bulk(value);
+      const chunks = w.take();
+      assert.equal(chunks.length, 1, `round ${round}: ${chunks.length} chunks`);
+      assert.equal(chunks[0].length, 16 * (1024 + 9));
+      assert.ok(chunks[0].equals(Buffer.from(`$1024\r\n${'\x07'.repeat(1024)}\r\n`.repeat(16), 'latin1')));
+    }
+  });
+
+  test('interleaved writes and takes send exactly the encoded replies, in order', () => {
+    let seed = 12345;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+    const w = new ReplyWriter(64);
+    const sent: Buffer[] = [];
+    const expected: Buffer[] = [];
+    const taken: Buffer[][] = [];
+    for (let i = 0; i < 3000; i++) {
+      const len = [0, 5, 200, 4000, 20000, 40000][rand(6)] + rand(50);
+      const value = Buffer.alloc(len, i & 255);
+      w.bulk(value);
+      const one = new ReplyWriter();
+      one.bulk(Buffer.from(value));
+      expected.push(...one.take());
+      if (rand(4) === 0) {
+        const chunks = w.take();
+        taken.push(chunks);
+        sent.push(...chunks.map((c) => Buffer.from(c)));
+      }
+    }
+    sent.push(...w.take());
+    assert.ok(Buffer.concat(sent).equals(Buffer.concat(expected)));
+    // what was handed out earlier still holds the same bytes (never overwritten by later replies)
+    assert.ok(Buffer.concat(taken.flat()).equals(Buffer.concat(sent).subarray(0, Buffer.concat(taken.flat()).length)));
+  });
+
   test('take() on an empty writer returns no chunks', () => {
     assert.deepEqual(new ReplyWriter().take(), []);
   });
