@@ -159,3 +159,24 @@ test('nothing listening: the harness starts PostRESP on port 0, runs, stops it',
     else process.env.POSTRESP_ENTRY = saved;
   }
 });
+
+test('SIGTERM mid-run: the started PostRESP is stopped and no further test starts', async () => {
+  const { spawn } = await import('node:child_process');
+  const free = String(await freePort());
+  // ping_mbulk runs long (-n 50M); set after it must not start once the signal arrived
+  const child = spawn(process.execPath, [join(__dirname, 'cli.js'), '-p', free, '-n', '50000000', '-t', 'ping_mbulk,set', '-q'],
+    { env: { ...process.env, POSTRESP_ENTRY: join(__dirname, 'fixtures', 'resp-stub.js') }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  for (let i = 0; i < 200 && !/PostRESP ready/.test(err); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.match(err, /PostRESP ready/);
+  await new Promise((r) => setTimeout(r, 300)); // ping_mbulk is running
+  child.kill('SIGTERM');
+  assert.equal(await exited, 143);
+  assert.match(err, /Stopping PostRESP/);
+  assert.match(err, /Interrupted: 1 of 2 tests not run/);
+  assert.doesNotMatch(out, /^SET/m);
+});

@@ -74,12 +74,18 @@ function printResult(r: TestResult, o: HarnessOptions, config: ServerConfig | nu
   io.out(`${fullReport(r, { options: o, server: config })}\n`);
 }
 
-async function runAll(o: HarnessOptions, tests: TestSpec[], config: ServerConfig | null, io: CliIo): Promise<{ results: TestResult[]; failed: boolean }> {
+/** stop.value is set by SIGINT / SIGTERM: no further test starts (the server is going away) */
+async function runAll(o: HarnessOptions, tests: TestSpec[], config: ServerConfig | null, io: CliIo,
+  stop: { value: boolean }): Promise<{ results: TestResult[]; failed: boolean }> {
   let failed = false;
   let results: TestResult[] = [];
   do {
     results = [];
     for (const test of tests) {
+      if (stop.value) {
+        io.err(`Interrupted: ${tests.length - results.length} of ${tests.length} tests not run\n`);
+        return { results, failed: true };
+      }
       let shown = 0;
       const showProgress = io.tty && !o.csv;
       const r = await runTest(o, test, {
@@ -97,7 +103,7 @@ async function runAll(o: HarnessOptions, tests: TestSpec[], config: ServerConfig
       if (r.failure !== null || sloVerdicts(o, r).some((v) => !v.pass)) failed = true;
     }
     if (!o.csv) io.out('\n');
-  } while (o.loop);
+  } while (o.loop && !stop.value);
   return { results, failed };
 }
 
@@ -117,19 +123,24 @@ export async function main(argv: string[], io: CliIo = stdio): Promise<number> {
     return 0;
   }
   let server: ServerHandle | null = null;
-  const stopServer = async (): Promise<void> => {
-    if (server === null) return;
+  let stopping: Promise<void> = Promise.resolve();
+  // one stop, awaited by everyone: the signal handler and the end of the run (which must not
+  // exit while the server it started is still shutting down)
+  const stopServer = (): Promise<void> => {
+    if (server === null) return stopping;
     const s = server;
     server = null;
     io.err(`Stopping PostRESP at ${s.host}:${s.port}\n`);
-    await s.stop();
+    return (stopping = s.stop());
   };
-  const onSigint = (): void => {
-    void stopServer().then(() => process.exit(130));
+  const interrupted = { value: false, code: 0 };
+  const onSignal = (code: number) => (): void => {
+    interrupted.value = true;
+    interrupted.code = code;
+    void stopServer().then(() => process.exit(code));
   };
-  const onSigterm = (): void => {
-    void stopServer().then(() => process.exit(143));
-  };
+  const onSigint = onSignal(130);
+  const onSigterm = onSignal(143);
   process.once('SIGINT', onSigint);
   process.once('SIGTERM', onSigterm);
   try {
@@ -149,10 +160,11 @@ export async function main(argv: string[], io: CliIo = stdio): Promise<number> {
       startedAt: new Date().toISOString(),
       autostarted: server === null ? null : (server as ServerHandle).command.join(' '),
     };
-    const { results, failed } = await runAll(o, tests, config, io);
+    const { results, failed } = await runAll(o, tests, config, io, interrupted);
     if (o.json !== null) writeJson(o.json, info, o, results);
     if (o.html !== null) writeHtml(o.html, info, o, results);
     if (o.hdr !== null) writeHdrLog(o.hdr, results);
+    if (interrupted.value) return interrupted.code;
     return failed ? 1 : 0;
   } finally {
     process.removeListener('SIGINT', onSigint);
