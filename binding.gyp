@@ -2,7 +2,7 @@
   "targets": [
     {
       "target_name": "postresp",
-      "sources": ["core/native/addon.c", "core/native/fd.c", "core/native/pg.c"],
+      "sources": ["core/native/addon.c", "core/native/fd.c", "core/native/pg.c", "core/native/pg-params.c", "core/native/pg-results.c"],
       "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
       "defines": ["NAPI_VERSION=8"],
       # libpq from the system (Debian/Ubuntu: apt-get install libpq-dev). pg_config names the

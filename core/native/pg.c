@@ -19,8 +19,8 @@
  *   [2 ABORTED] skipped: an earlier statement in its sync group failed
  *   [3 SYNC]
  * Offsets are absolute byte offsets in the Buffer, which is a 64 KiB slab shared by consecutive
- * deliveries (see reserve()); onresults gets (buffer, Int32Array view, first int, int count). Parameters arrive the other way round, encoded
- * by core/pg-driver/params.ts into one Buffer (see decode_params).
+ * deliveries (reserve() in pg-results.c); onresults gets (buffer, Int32Array view, first int, int count). Parameters arrive the other way round, encoded
+ * by core/pg-driver/params.ts into one Buffer (pg_decode_params in pg-params.c).
  *
  * Lifetime: the JS object holds the struct (napi_wrap). While commands are in flight (or the
  * connection is being made) the struct holds a strong reference to the JS object and keeps the
@@ -30,93 +30,14 @@
  * closed has reported its close callback. An async cleanup hook closes the handle before a worker
  * thread's loop is torn down (Node aborts on open handles there).
  */
-#include <libpq-fe.h>
-#include <limits.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <uv.h>
-#include "addon.h"
-
-#define kCodeConnection "POSTRESP_ERR_PG_CONNECTION"
-#define kCodeArg "POSTRESP_ERR_NATIVE_ARG"
-/* One Buffer per wakeup keeps Int32 offsets valid; past this much data the results of one wakeup
- * are split across several onresults calls (a single value is at most 1 GB in Postgres). */
-#define kMaxDeliveryBytes ((size_t)1 << 30)
-#define kSlabBytes ((size_t)64 * 1024)
-
-enum { ST_CONNECTING, ST_READY, ST_CLOSED };
-enum { K_OK = 0, K_ERROR = 1, K_ABORTED = 2, K_SYNC = 3 };
-
-typedef struct {
-  char *p;
-  size_t len, cap;
-} Bytes;
-
-typedef struct PgConn {
-  napi_env env;
-  napi_ref self;                 /* the JS object; strong while busy */
-  PGconn *pg;
-  uv_poll_t *poll;               /* NULL once closed */
-  int fd;
-  int poll_events;
-  int closing_handles;           /* uv_close()d handles whose close callback is pending */
-  int state;
-  int busy;
-  int want_write;                /* PQflush returned 1: wait for writability */
-  int js_gone;                   /* finalizer ran */
-  int env_teardown;              /* async cleanup hook ran: no more JS calls */
-  int64_t inflight;              /* commands sent (incl. syncs) whose result is not delivered */
-  napi_async_cleanup_hook_handle cleanup;
-  PGresult **res;                /* results collected in this wakeup */
-  size_t *rsize;                 /* per result: layout ints, data bytes */
-  size_t nres, capres;
-  napi_ref slab_ref, slab_i32_ref; /* current delivery slab: a Buffer and an Int32Array view */
-  char *slab;
-  size_t slab_size, slab_used;
-  const char **pvals;            /* PQsend* parameter arrays, reused */
-  int *plens, *pfmts;
-  size_t pcap;
-  Bytes scratch;                 /* SQL text and connection options for one libpq call */
-} PgConn;
+#include "pg.h"
 
 /* Distinguishes our wrapped objects from any other napi_wrap in the process. */
 static const napi_type_tag kPgConnTag = {0x706f737472657370ULL, 0x5067436f6e6e0001ULL};
 
 static void on_poll(uv_poll_t *h, int status, int events);
-static void release_slab(PgConn *c);
 
 /* ------------------------------------------------------------------ small helpers */
-
-static int bytes_reserve(Bytes *b, size_t extra) {
-  if (b->cap - b->len >= extra) return 0;
-  size_t cap = b->cap ? b->cap : 256;
-  while (cap - b->len < extra) {
-    if (cap > SIZE_MAX / 2) return -1;
-    cap *= 2;
-  }
-  char *p = realloc(b->p, cap);
-  if (!p) return -1;
-  b->p = p;
-  b->cap = cap;
-  return 0;
-}
-
-static int params_reserve(PgConn *c, size_t n) {
-  if (n <= c->pcap) return 0;
-  size_t cap = c->pcap ? c->pcap : 8;
-  while (cap < n) cap *= 2;
-  const char **v = realloc((void *)c->pvals, cap * sizeof(*v));
-  if (v) c->pvals = v;
-  int *l = realloc(c->plens, cap * sizeof(*l));
-  if (l) c->plens = l;
-  int *f = realloc(c->pfmts, cap * sizeof(*f));
-  if (f) c->pfmts = f;
-  if (!v || !l || !f) return -1; /* arrays that did grow stay valid; pcap unchanged */
-  c->pcap = cap;
-  return 0;
-}
 
 /* Message of the last libpq error without its trailing newline, copied into buf. */
 static const char *conn_message(PgConn *c, char *buf, size_t size, const char *fallback) {
@@ -165,7 +86,7 @@ static void on_handle_closed(uv_handle_t *h) {
   maybe_release(c);
 }
 
-static void set_busy(PgConn *c, int busy) {
+void pg_set_busy(PgConn *c, int busy) {
   if (busy == c->busy) return;
   c->busy = busy;
   if (c->self && !c->js_gone && !c->env_teardown) {
@@ -192,7 +113,7 @@ static void close_poll(PgConn *c) {
 /* Closes the connection without calling JS. Safe at any point, including inside onresults. */
 static void teardown(PgConn *c) {
   if (c->state == ST_CLOSED) return;
-  set_busy(c, 0);
+  pg_set_busy(c, 0);
   c->state = ST_CLOSED;
   close_poll(c);
   if (c->pg) {
@@ -202,7 +123,7 @@ static void teardown(PgConn *c) {
   for (size_t i = 0; i < c->nres; i++) PQclear(c->res[i]);
   c->nres = 0;
   c->inflight = 0;
-  release_slab(c);
+  pg_release_slab(c);
   maybe_release(c);
 }
 
@@ -260,7 +181,7 @@ static int poll_attach(PgConn *c) {
 
 /* Calls this[name](argv...) through napi_make_callback so promise jobs and nextTicks queued by
  * the callback run before control returns to libuv. An exception becomes 'uncaughtException'. */
-static void call_js(PgConn *c, napi_value self, const char *name, size_t argc, napi_value *argv) {
+void pg_call_js(PgConn *c, napi_value self, const char *name, size_t argc, napi_value *argv) {
   napi_env env = c->env;
   napi_value fn;
   napi_valuetype t;
@@ -274,7 +195,7 @@ static void call_js(PgConn *c, napi_value self, const char *name, size_t argc, n
   }
 }
 
-static napi_value self_value(PgConn *c) {
+napi_value pg_self_value(PgConn *c) {
   napi_value v = NULL;
   if (!c->self || c->js_gone || c->env_teardown) return NULL;
   if (napi_get_reference_value(c->env, c->self, &v) != napi_ok) return NULL;
@@ -288,229 +209,15 @@ static napi_value make_string(napi_env env, const char *s) {
 }
 
 /* Closes after a failure and tells JS: onclose(message) or, while connecting, onconnect(message). */
-static void fail(PgConn *c, const char *fallback) {
+void pg_fail(PgConn *c, const char *fallback) {
   char msg[512];
   conn_message(c, msg, sizeof msg, fallback);
   int connecting = c->state == ST_CONNECTING;
-  napi_value self = self_value(c); /* a local handle keeps the object alive past set_busy(0) */
+  napi_value self = pg_self_value(c); /* a local handle keeps the object alive past pg_set_busy(0) */
   teardown(c);
   if (!self) return;
   napi_value arg = make_string(c->env, msg);
-  call_js(c, self, connecting ? "onconnect" : "onclose", 1, &arg);
-}
-
-/* ------------------------------------------------------------------ results */
-
-static int kind_of(const PGresult *r) {
-  switch (PQresultStatus(r)) {
-    case PGRES_TUPLES_OK:
-    case PGRES_COMMAND_OK:
-    case PGRES_EMPTY_QUERY:
-      return K_OK;
-    case PGRES_PIPELINE_ABORTED:
-      return K_ABORTED;
-    case PGRES_PIPELINE_SYNC:
-      return K_SYNC;
-    default:
-      return K_ERROR;
-  }
-}
-
-static const char *error_field(const PGresult *r, int field) {
-  const char *s = PQresultErrorField(r, field);
-  if (!s && field == PG_DIAG_MESSAGE_PRIMARY) {
-    s = PQresultErrorMessage(r);
-    if (!s || !*s) s = "unexpected result status";
-  }
-  return s ? s : "";
-}
-
-static const int kErrorFields[4] = {PG_DIAG_SQLSTATE, PG_DIAG_MESSAGE_PRIMARY,
-                                    PG_DIAG_MESSAGE_DETAIL, PG_DIAG_MESSAGE_HINT};
-
-/* Layout ints and data bytes one result needs; -1 when it cannot be represented. */
-static int result_size(const PGresult *r, size_t *ints, size_t *bytes) {
-  switch (kind_of(r)) {
-    case K_OK: {
-      size_t rows = (size_t)PQntuples(r), cols = (size_t)PQnfields(r), sum = 0;
-      for (size_t i = 0; i < rows; i++)
-        for (size_t j = 0; j < cols; j++) sum += (size_t)PQgetlength(r, (int)i, (int)j);
-      if (cols > (size_t)INT_MAX / 4 || rows * cols > (INT_MAX - 4 - cols) / 2 || sum > kMaxDeliveryBytes)
-        return -1;
-      *ints = 4 + cols + 2 * rows * cols;
-      *bytes = sum;
-      return 0;
-    }
-    case K_ERROR: {
-      size_t sum = 0;
-      for (int f = 0; f < 4; f++) sum += strlen(error_field(r, kErrorFields[f]));
-      *ints = 9;
-      *bytes = sum;
-      return 0;
-    }
-    default:
-      *ints = 1;
-      *bytes = 0;
-      return 0;
-  }
-}
-
-/* Also during env teardown (cleanup hook, finalizer): Node does not free napi references itself
- * (valgrind showed them lost per terminated worker). */
-static void release_slab(PgConn *c) {
-  if (c->slab_ref) napi_delete_reference(c->env, c->slab_ref);
-  if (c->slab_i32_ref) napi_delete_reference(c->env, c->slab_i32_ref);
-  c->slab_ref = c->slab_i32_ref = NULL;
-  c->slab = NULL;
-  c->slab_size = c->slab_used = 0;
-}
-
-/* A Buffer and an Int32Array over the same memory, of at least `bytes`. */
-static int new_buffer(napi_env env, size_t bytes, char **data, napi_value *buf, napi_value *i32) {
-  napi_value ab;
-  size_t ab_offset;
-  void *raw;
-  bytes = (bytes + 3) & ~(size_t)3;
-  if (napi_create_buffer(env, bytes, &raw, buf) != napi_ok ||
-      napi_get_typedarray_info(env, *buf, NULL, NULL, NULL, &ab, &ab_offset) != napi_ok ||
-      ab_offset % 4 != 0 ||
-      napi_create_typedarray(env, napi_int32_array, bytes / 4, ab, ab_offset, i32) != napi_ok) {
-    napi_value ignored;
-    napi_get_and_clear_last_exception(env, &ignored);
-    return -1;
-  }
-  *data = raw;
-  return 0;
-}
-
-/* Room for `bytes` (4-aligned start) in the connection's slab, or a dedicated Buffer for large
- * deliveries. The slab (never reused while JS may hold views into it: the next slab is a new
- * Buffer) saves the Buffer + Int32Array pair per socket read. 64 KiB, under glibc's 128 KiB mmap
- * threshold: a 256 KiB slab came from mmap and cost ~2.9 page faults per 16-row SELECT (0.1 at
- * 64 KiB); against a Buffer per read (~17 KB here) no CPU difference showed through this
- * machine's ±25% run-to-run noise. */
-static int reserve(PgConn *c, size_t bytes, char **at, napi_value *buf, napi_value *i32,
-                   size_t *index) {
-  napi_env env = c->env;
-  if (bytes > kSlabBytes / 2) {
-    *index = 0;
-    return new_buffer(env, bytes, at, buf, i32);
-  }
-  size_t start = (c->slab_used + 3) & ~(size_t)3;
-  if (!c->slab || start + bytes > c->slab_size) {
-    char *data;
-    napi_value b, v;
-    release_slab(c);
-    if (new_buffer(env, kSlabBytes, &data, &b, &v) != 0 ||
-        napi_create_reference(env, b, 1, &c->slab_ref) != napi_ok ||
-        napi_create_reference(env, v, 1, &c->slab_i32_ref) != napi_ok) {
-      release_slab(c);
-      return -1;
-    }
-    c->slab = data;
-    c->slab_size = kSlabBytes;
-    start = 0;
-  }
-  if (napi_get_reference_value(env, c->slab_ref, buf) != napi_ok ||
-      napi_get_reference_value(env, c->slab_i32_ref, i32) != napi_ok)
-    return -1;
-  c->slab_used = start + bytes;
-  *at = c->slab + start;
-  *index = start / 4;
-  return 0;
-}
-
-/* Writes results [from, to) into the slab (layout ints, then value bytes) and calls
- * onresults(buffer, int32View, layoutIndex, layoutLength). */
-static void deliver_range(PgConn *c, napi_value self, size_t from, size_t to) {
-  napi_env env = c->env;
-  size_t nints = 0, nbytes = 0;
-  for (size_t i = from; i < to; i++) {
-    nints += c->rsize[2 * i];
-    nbytes += c->rsize[2 * i + 1];
-  }
-  char *region;
-  size_t index;
-  napi_value buf, i32;
-  if (reserve(c, nints * 4 + nbytes, &region, &buf, &i32, &index) != 0) {
-    for (size_t i = from; i < to; i++) PQclear(c->res[i]), c->res[i] = NULL;
-    fail(c, "out of memory while delivering results");
-    return;
-  }
-  char *base = region - index * 4; /* offsets are absolute in `buf` */
-  int32_t *m = (int32_t *)region;
-  char *d = region + nints * 4;
-  for (size_t i = from; i < to; i++) {
-    PGresult *r = c->res[i];
-    int kind = r ? kind_of(r) : K_ERROR;
-    *m++ = kind;
-    if (kind == K_OK) {
-      int rows = PQntuples(r), cols = PQnfields(r);
-      const char *tuples = PQcmdTuples(r);
-      *m++ = rows;
-      *m++ = cols;
-      *m++ = *tuples ? atoi(tuples) : -1;
-      /* the workers map values by column type (int8 → string, numeric → string…) */
-      for (int x = 0; x < cols; x++) *m++ = (int32_t)PQftype(r, x);
-      for (int y = 0; y < rows; y++)
-        for (int x = 0; x < cols; x++) {
-          int len = PQgetlength(r, y, x);
-          *m++ = (int32_t)(d - base);
-          if (PQgetisnull(r, y, x)) {
-            *m++ = -1;
-            continue;
-          }
-          *m++ = len;
-          memcpy(d, PQgetvalue(r, y, x), (size_t)len);
-          d += len;
-        }
-    } else if (kind == K_ERROR) {
-      for (int f = 0; f < 4; f++) {
-        const char *s = error_field(r, kErrorFields[f]);
-        size_t len = strlen(s);
-        *m++ = (int32_t)(d - base);
-        *m++ = (int32_t)len;
-        memcpy(d, s, len);
-        d += len;
-      }
-    }
-    PQclear(r);
-    c->res[i] = NULL;
-  }
-  napi_value argv[4] = {buf, i32, NULL, NULL};
-  napi_create_uint32(env, (uint32_t)index, &argv[2]);
-  napi_create_uint32(env, (uint32_t)nints, &argv[3]);
-  call_js(c, self, "onresults", 4, argv);
-}
-
-static void deliver(PgConn *c) {
-  size_t n = c->nres;
-  if (n == 0) return;
-  c->nres = 0; /* from here the results belong to this call, not to teardown */
-  c->inflight -= (int64_t)n;
-  napi_value self = self_value(c); /* before set_busy may make the reference weak */
-  set_busy(c, c->inflight > 0);
-  size_t from = 0, bytes = 0;
-  for (size_t i = 0; i <= n && self; i++) {
-    size_t a = 0, b = 0;
-    if (i < n && result_size(c->res[i], &a, &b) != 0) {
-      /* Too large for Int32 offsets: report it as this statement's error instead. */
-      PQclear(c->res[i]);
-      c->res[i] = PQmakeEmptyPGresult(NULL, PGRES_FATAL_ERROR);
-      result_size(c->res[i], &a, &b); /* an error result (also when NULL: out of memory) */
-    }
-    if (i < n) c->rsize[2 * i] = a, c->rsize[2 * i + 1] = b;
-    if (i == n || (i > from && bytes + b > kMaxDeliveryBytes)) {
-      deliver_range(c, self, from, i);
-      /* JS may close the connection inside onresults: later results have no receiver. */
-      if (c->state != ST_READY) break;
-      from = i;
-      bytes = 0;
-    }
-    bytes += b;
-  }
-  for (size_t i = 0; i < n; i++)
-    if (c->res[i]) PQclear(c->res[i]), c->res[i] = NULL;
+  pg_call_js(c, self, connecting ? "onconnect" : "onclose", 1, &arg);
 }
 
 /* Collects every complete result without blocking: PQgetResult only when !PQisBusy. */
@@ -560,49 +267,49 @@ static void io_step(PgConn *c, int status, int events) {
   if (broken) close_poll(c);
   /* Results that arrived complete are delivered first, even on a broken connection. */
   int oom = collect(c) != 0;
-  deliver(c);
+  pg_deliver(c);
   if (c->state != ST_READY) return; /* closed by JS inside onresults */
   if (oom || broken) {
     /* uv reports POLLERR (a reset) as EBADF: name it as what it is */
-    fail(c, oom ? "out of memory while reading results"
+    pg_fail(c, oom ? "out of memory while reading results"
                 : status < 0 ? "connection reset (socket error)" : "connection to the server was lost");
     return;
   }
   if (poll_update(c, UV_READABLE | (c->want_write ? UV_WRITABLE : 0)) != 0)
-    fail(c, "uv_poll_start failed");
+    pg_fail(c, "uv_poll_start failed");
 }
 
 static void connect_step(PgConn *c) {
   PostgresPollingStatusType st = PQconnectPoll(c->pg);
   if (st == PGRES_POLLING_FAILED) {
-    fail(c, "connection failed");
+    pg_fail(c, "connection failed");
     return;
   }
   if (poll_attach(c) != 0) {
-    fail(c, "could not watch the connection socket");
+    pg_fail(c, "could not watch the connection socket");
     return;
   }
   if (st == PGRES_POLLING_READING || st == PGRES_POLLING_WRITING) {
     if (poll_update(c, st == PGRES_POLLING_READING ? UV_READABLE : UV_WRITABLE) != 0)
-      fail(c, "uv_poll_start failed");
+      pg_fail(c, "uv_poll_start failed");
     return;
   }
   /* PGRES_POLLING_OK */
   if (PQsetnonblocking(c->pg, 1) != 0 || PQenterPipelineMode(c->pg) != 1) {
-    fail(c, "could not enter libpq pipeline mode");
+    pg_fail(c, "could not enter libpq pipeline mode");
     return;
   }
   c->state = ST_READY;
   if (poll_update(c, UV_READABLE) != 0) {
-    fail(c, "uv_poll_start failed");
+    pg_fail(c, "uv_poll_start failed");
     return;
   }
-  napi_value self = self_value(c);
-  set_busy(c, c->inflight > 0);
+  napi_value self = pg_self_value(c);
+  pg_set_busy(c, c->inflight > 0);
   if (!self) return;
   napi_value arg;
   napi_get_null(c->env, &arg);
-  call_js(c, self, "onconnect", 1, &arg);
+  pg_call_js(c, self, "onconnect", 1, &arg);
 }
 
 static void on_poll(uv_poll_t *h, int status, int events) {
@@ -641,79 +348,6 @@ static PgConn *ready_this(napi_env env, napi_callback_info info, size_t *argc, n
   return c;
 }
 
-/* Appends the UTF-8 of a JS string (NUL-terminated) to scratch; returns its offset or -1. */
-static int64_t put_string(napi_env env, Bytes *b, napi_value v, size_t *out_len) {
-  size_t len;
-  if (napi_get_value_string_utf8(env, v, NULL, 0, &len) != napi_ok) return -1;
-  if (bytes_reserve(b, len + 1) != 0) return -1;
-  size_t off = b->len, written;
-  if (napi_get_value_string_utf8(env, v, b->p + off, len + 1, &written) != napi_ok) return -1;
-  b->len += written + 1;
-  if (out_len) *out_len = written;
-  return (int64_t)off;
-}
-
-static int32_t get_le32(const unsigned char *p) {
-  return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
-}
-
-/* Fills c->pvals/plens/pfmts from parameters encoded by core/pg-driver/params.ts: a Buffer with
- * a 12-byte header per parameter (format, length or -1 for NULL, offset; offset -1-k means the
- * k-th Buffer of `refs`), then the data. Four N-API calls per statement instead of several per
- * parameter. Everything is bounds-checked: a malformed buffer throws, never reads outside. */
-static int decode_params(napi_env env, PgConn *c, napi_value buf, napi_value count, napi_value refs,
-                         int *n_out) {
-  uint32_t n = 0;
-  napi_valuetype t;
-  *n_out = 0;
-  if (!count || napi_typeof(env, count, &t) != napi_ok || t == napi_undefined) return 0;
-  if (napi_get_value_uint32(env, count, &n) != napi_ok || n > 65535) goto bad;
-  if (n == 0) return 0;
-  unsigned char *base;
-  size_t size;
-  bool is_buf = false;
-  if (napi_is_buffer(env, buf, &is_buf) != napi_ok || !is_buf ||
-      napi_get_buffer_info(env, buf, (void **)&base, &size) != napi_ok || size / 12 < n)
-    goto bad;
-  if (params_reserve(c, n) != 0) {
-    postresp_throw(env, kCodeArg, "out of memory encoding parameters");
-    return -1;
-  }
-  uint32_t nrefs = 0;
-  bool is_array = false;
-  if (refs && napi_is_array(env, refs, &is_array) == napi_ok && is_array &&
-      napi_get_array_length(env, refs, &nrefs) != napi_ok)
-    goto bad;
-  for (uint32_t i = 0; i < n; i++) {
-    int32_t fmt = get_le32(base + 12 * i), len = get_le32(base + 12 * i + 4),
-            off = get_le32(base + 12 * i + 8);
-    c->pfmts[i] = fmt ? 1 : 0;
-    c->plens[i] = len < 0 ? 0 : len;
-    if (len < 0) {
-      c->pvals[i] = NULL;
-    } else if (off >= 0) {
-      /* text must be NUL-terminated inside the buffer: libpq reads it with strlen */
-      if ((size_t)off + (size_t)len + (fmt ? 0 : 1) > size || (!fmt && base[off + len] != 0)) goto bad;
-      c->pvals[i] = (const char *)base + off;
-    } else {
-      uint32_t k = (uint32_t)(-(int64_t)off - 1);
-      napi_value ref;
-      void *data;
-      size_t ref_len;
-      if (k >= nrefs || napi_get_element(env, refs, k, &ref) != napi_ok ||
-          napi_is_buffer(env, ref, &is_buf) != napi_ok || !is_buf ||
-          napi_get_buffer_info(env, ref, &data, &ref_len) != napi_ok || ref_len != (size_t)len || !fmt)
-        goto bad;
-      c->pvals[i] = len ? data : "";
-    }
-  }
-  *n_out = (int)n;
-  return 0;
-bad:
-  postresp_throw(env, kCodeArg, "malformed parameter buffer (encode parameters with ParamEncoder)");
-  return -1;
-}
-
 static int read_stmt_id(napi_env env, napi_value v, char name[16]) {
   uint32_t id;
   if (napi_get_value_uint32(env, v, &id) != napi_ok) {
@@ -737,7 +371,7 @@ static napi_value throw_send_error(PgConn *c, napi_env env) {
 
 static void sent(PgConn *c) {
   c->inflight++;
-  set_busy(c, 1);
+  pg_set_busy(c, 1);
 }
 
 /* ------------------------------------------------------------------ methods */
@@ -769,8 +403,8 @@ static napi_value js_ctor(napi_env env, napi_callback_info info) {
     int64_t ko, vo;
     if (napi_get_element(env, argv[0], i, &k) != napi_ok ||
         napi_get_element(env, argv[1], i, &v) != napi_ok ||
-        (ko = put_string(env, &c->scratch, k, NULL)) < 0 ||
-        (vo = put_string(env, &c->scratch, v, NULL)) < 0) {
+        (ko = pg_put_string(env, &c->scratch, k, NULL)) < 0 ||
+        (vo = pg_put_string(env, &c->scratch, v, NULL)) < 0) {
       free_conn(c);
       return postresp_throw(env, kCodeArg, "connection keywords and values must be strings");
     }
@@ -807,7 +441,7 @@ static napi_value js_ctor(napi_env env, napi_callback_info info) {
     teardown(c);
     return postresp_throw(env, kCodeArg, "could not register the cleanup hook");
   }
-  set_busy(c, 1);
+  pg_set_busy(c, 1);
   /* libpq starts as if PQconnectPoll had returned PGRES_POLLING_WRITING */
   if (poll_attach(c) != 0 || poll_update(c, UV_WRITABLE) != 0) {
     char msg[512];
@@ -827,7 +461,7 @@ static napi_value js_send_prepared(napi_env env, napi_callback_info info) {
   char name[16];
   int n;
   if (!c || argc < 1 || read_stmt_id(env, argv[0], name) != 0) return NULL;
-  if (decode_params(env, c, argv[1], argv[2], argv[3], &n) != 0) return NULL;
+  if (pg_decode_params(env, c, argv[1], argv[2], argv[3], &n) != 0) return NULL;
   if (!PQsendQueryPrepared(c->pg, name, n, c->pvals, c->plens, c->pfmts, 1))
     return throw_send_error(c, env);
   sent(c);
@@ -842,9 +476,9 @@ static napi_value js_send(napi_env env, napi_callback_info info) {
   int n;
   if (!c) return NULL;
   c->scratch.len = 0;
-  int64_t sql = argc > 0 ? put_string(env, &c->scratch, argv[0], NULL) : -1;
+  int64_t sql = argc > 0 ? pg_put_string(env, &c->scratch, argv[0], NULL) : -1;
   if (sql < 0) return postresp_throw(env, kCodeArg, "sql must be a string");
-  if (decode_params(env, c, argv[1], argv[2], argv[3], &n) != 0) return NULL;
+  if (pg_decode_params(env, c, argv[1], argv[2], argv[3], &n) != 0) return NULL;
   if (!PQsendQueryParams(c->pg, c->scratch.p + sql, n, NULL, c->pvals, c->plens, c->pfmts, 1))
     return throw_send_error(c, env);
   sent(c);
@@ -859,7 +493,7 @@ static napi_value js_prepare(napi_env env, napi_callback_info info) {
   char name[16];
   if (!c || argc < 2 || read_stmt_id(env, argv[0], name) != 0) return NULL;
   c->scratch.len = 0;
-  int64_t sql = put_string(env, &c->scratch, argv[1], NULL);
+  int64_t sql = pg_put_string(env, &c->scratch, argv[1], NULL);
   if (sql < 0) return postresp_throw(env, kCodeArg, "sql must be a string");
   Oid types[64];
   uint32_t nt = 0;
