@@ -1,7 +1,7 @@
 /** Argument checks collection commands share, with Redis's texts. */
 import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
-import { parseI64 } from '../args';
+import { eqIgnoreCase, parseI64 } from '../args';
 
 const kLongMax = 9223372036854775807n;
 const kMustBePositive = new RespError('ERR value is out of range, must be positive');
@@ -33,4 +33,31 @@ export function parseNumKeys(argv: Buffer[], at: number, msg = 'numkeys should b
   if (n instanceof RespError) return n;
   if (n > BigInt(argv.length - at - 1)) return new RespError('ERR Number of keys can\'t be greater than number of args');
   return Number(n);
+}
+
+const kMpopNumKeys = new RespError('ERR numkeys should be greater than 0');
+const kMpopCount = new RespError('ERR count should be greater than 0');
+
+/**
+ * LMPOP / ZMPOP (and their blocking forms): `numkeys key [key …] <where> [COUNT count]` from
+ * argv[from]; `where` maps the direction word to true / false, or undefined when it is neither.
+ * Redis's order of checks: numkeys, then "syntax error" for too few arguments, an unknown
+ * direction or anything but one COUNT, then the count's range.
+ */
+export function parseMpop(argv: Buffer[], from: number, where: (arg: Buffer) => boolean | undefined):
+  { keys: Buffer[]; where: boolean; count: bigint } | RespError {
+  const n = rangeLong(argv[from], 1n, kLongMax, kMpopNumKeys);
+  if (n instanceof RespError) return n;
+  const at = from + 1 + Number(n);
+  if (n > BigInt(argv.length - from - 2) || at >= argv.length) return Err.syntax;
+  const dir = where(argv[at]);
+  if (dir === undefined) return Err.syntax;
+  let count: bigint | undefined;
+  for (let i = at + 1; i < argv.length; i++) {
+    if (count !== undefined || !eqIgnoreCase(argv[i], 'count') || i + 1 >= argv.length) return Err.syntax;
+    const c = rangeLong(argv[++i], 1n, kLongMax, kMpopCount);
+    if (c instanceof RespError) return c;
+    count = c;
+  }
+  return { keys: argv.slice(from + 1, at), where: dir, count: count ?? 1n };
 }
