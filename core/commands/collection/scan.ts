@@ -14,6 +14,9 @@ import { globMatch } from '../../glob';
 import { RespError, type Reply } from '../../reply';
 import { Err } from '../../resp-errors';
 import { eqIgnoreCase, parseI64 } from '../args';
+import type { Session } from '../../session';
+import type { KeyType, Statement } from '../../store';
+import { dbArg, exec, nowArg, typedRead } from './exec';
 
 const kInvalidCursor = new RespError('ERR invalid cursor');
 const kULongMax = 18446744073709551615n;
@@ -95,3 +98,18 @@ export function scanPage(rows: unknown[][], from: number, count: number, match: 
 }
 
 export const kEmptyScan: Reply = ['0', []];
+
+/**
+ * The whole of HSCAN / SSCAN / ZSCAN key cursor [MATCH …] [COUNT …]: `stmt` returns the key's
+ * type row first, then [element, extra, h] rows in h order (LIMIT count + 1); `pairs` sends
+ * extra after each element, rendered by `extra`.
+ */
+export function elementScan(s: Session, argv: Buffer[], stmt: Statement, type: KeyType, pairs: boolean,
+  extra?: (v: unknown) => Reply) {
+  const o = parseScan(argv, argv[2]);
+  if (o instanceof RespError) return o;
+  const limit = o.error ? 1 : o.count + 1;
+  return exec(s, stmt, [dbArg(s), argv[1], String(o.cursor), String(limit), nowArg()],
+    typedRead(type, kEmptyScan, (rows) => o.error ??
+      scanPage(rows.filter((r) => r[1] !== null), 1, o.count, o.match, pairs, extra)));
+}

@@ -5,10 +5,8 @@
  * https://redis.io/commands/zscan/
  */
 import { formatDouble } from '../../../protocol/format-double';
-import { RespError } from '../../reply';
 import { KeyType } from '../../store';
-import { dbArg, exec, nowArg, typedRead } from '../collection/exec';
-import { kEmptyScan, parseScan, scanPage } from '../collection/scan';
+import { elementScan } from '../collection/scan';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
 import { kZsetSql } from './sql';
@@ -23,12 +21,5 @@ export const zscan = defineCommand({
   name: 'zscan', arity: -3, flags: ['readonly'], keys: kOneKey, acl: ['read', 'sortedset', 'slow'],
   group: 'sorted-set', since: '2.8.0', summary: 'Iterates over members and scores of a sorted set.',
   complexity: 'O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.',
-  run(s, argv) {
-    const o = parseScan(argv, argv[2]);
-    if (o instanceof RespError) return o;
-    const limit = o.error ? 1 : o.count + 1;
-    return exec(s, kZsetSql.scan, [dbArg(s), argv[1], String(o.cursor), String(limit), nowArg()],
-      typedRead(KeyType.Zset, kEmptyScan, (rows) => o.error ??
-        scanPage(rows.filter((r) => r[1] !== null), 1, o.count, o.match, true, (v) => scoreText(v as number))));
-  },
+  run: (s, argv) => elementScan(s, argv, kZsetSql.scan, KeyType.Zset, true, (v) => scoreText(v as number)),
 });
