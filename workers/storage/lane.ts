@@ -18,7 +18,8 @@ import { PgConnectionError } from '../../core/pg-driver/errors';
 import type { PgResult } from '../../core/pg-driver/result';
 import { typedRows } from '../../core/pg-driver/typed-rows';
 import { Err, wrongTypeOrNull } from './replies';
-import { OpKind, opBytes, type IncrOp, type Op, type ReadOp, type TxOp, type WriteOp } from './ops';
+import { OpKind, opBytes, type IncrOp, type Op, type ReadOp, type StmtOp, type TxOp, type WriteOp } from './ops';
+import { isPush, kPushText, pushRunValues, resolvePushRun, samePush } from './push-run';
 import { kSql } from './statements';
 import { writeOrder } from '../../core/storage/write-order';
 import { encodeBufferArray, int2Array, int8, int8Array } from '../../core/pg-driver/binary-array';
@@ -141,7 +142,9 @@ export class Lane {
       const kind = batch[i].kind;
       let j = i + 1;
       if (kind === OpKind.Read || kind === OpKind.Write || kind === OpKind.Incr) while (j < batch.length && batch[j].kind === kind) j++;
+      else if (isPush(batch[i])) while (j < batch.length && samePush(batch[i] as StmtOp, batch[j])) j++;
       if (kind === OpKind.Tx) this.runTx(conn, batch[i] as TxOp);
+      else if (j - i > 1 && kind === OpKind.Stmt) this.runPushes(conn, batch.slice(i, j) as StmtOp[]);
       else this.runOps(conn, batch, i, j);
       i = j;
     }
@@ -236,6 +239,27 @@ export class Lane {
     } else {
       this.runTx(conn, first);
     }
+  }
+
+  /** A run of pushes onto one key as one l_push() call (push-run.ts). */
+  private runPushes(conn: NativePgConnection, ops: StmtOp[]): void {
+    this.send(conn, kPushText, pushRunValues(ops), (err, res) => {
+      if (err) {
+        this.stats.errors++;
+        const reply = errorReply(err);
+        for (const op of ops) op.resolve(reply);
+        return;
+      }
+      let rows: unknown[][];
+      try {
+        rows = typedRows(res!);
+      } catch (e) {
+        const reply = new RespError(`ERR internal error: ${(e as Error).message}`);
+        for (const op of ops) op.resolve(reply);
+        return;
+      }
+      resolvePushRun(ops, rows);
+    });
   }
 
   /**
