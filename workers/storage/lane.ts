@@ -3,8 +3,11 @@
  * ordered queue.
  *
  *   submit ─▶ [queue] ──lane free?──▶ take ≤ batch-max-commands / -bytes ops
- *                                       cut into runs: [R R R][W W][S][R] …
+ *                                       cut into runs: [R R R][W W][S][P P][R] …
  *                                       one statement per run, all pipelined, in order
+ *
+ * Runs: GET/MGET (R), plain SET/MSET (W), INCR family (I), pushes onto one key (P, push-run.ts);
+ * any other statement (S) runs alone.
  *                                       ◀── results: resolve each op, take the next batch
  *
  * While a batch is in flight new ops queue, so light load gives batches of one (lowest latency)
