@@ -5,10 +5,10 @@
  *   submit ─▶ [queue] ──lane free?──▶ take ≤ batch-max-commands / -bytes ops
  *                                       cut into runs: [R R R][W W][S][P P][R] …
  *                                       one statement per run, all pipelined, in order
- *
- * Runs: GET/MGET (R), plain SET/MSET (W), INCR family (I), pushes onto one key (P, push-run.ts);
- * any other statement (S) runs alone.
  *                                       ◀── results: resolve each op, take the next batch
+ *
+ * Runs: GET/MGET (R), plain SET/MSET (W), INCR family, pushes onto one key (P, push-run.ts);
+ * any other statement (S) runs alone.
  *
  * While a batch is in flight new ops queue, so light load gives batches of one (lowest latency)
  * and heavy load gives large batches with one commit each (group commit). Dispatch waits for
