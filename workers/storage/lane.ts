@@ -202,11 +202,7 @@ export class Lane {
 
   private runOps(conn: NativePgConnection, batch: Op[], from: number, to: number): void {
     const first = batch[from];
-    const fail = (e: Error) => {
-      this.stats.errors++;
-      const reply = errorReply(e);
-      for (let k = from; k < to; k++) batch[k].resolve(reply);
-    };
+    const fail = (e: Error) => this.fail(batch, from, to, e);
     if (first.kind === OpKind.Read) {
       const ops = batch.slice(from, to) as ReadOp[];
       let total = 0;
@@ -244,15 +240,17 @@ export class Lane {
     }
   }
 
+  /** A statement failed: its ops [from, to) get the error (the other runs are unaffected). */
+  private fail(ops: Op[], from: number, to: number, e: Error): void {
+    this.stats.errors++;
+    const reply = errorReply(e);
+    for (let k = from; k < to; k++) ops[k].resolve(reply);
+  }
+
   /** A run of pushes onto one key as one l_push() call (push-run.ts). */
   private runPushes(conn: NativePgConnection, ops: StmtOp[]): void {
     this.send(conn, kPushText, pushRunValues(ops), (err, res) => {
-      if (err) {
-        this.stats.errors++;
-        const reply = errorReply(err);
-        for (const op of ops) op.resolve(reply);
-        return;
-      }
+      if (err) return this.fail(ops, 0, ops.length, err);
       let rows: unknown[][];
       try {
         rows = typedRows(res!);
