@@ -7,8 +7,8 @@
  *                                       one statement per run, all pipelined, in order
  *                                       ◀── results: resolve each op, take the next batch
  *
- * Runs: GET/MGET (R), plain SET/MSET (W), INCR family, pushes onto one key (P, push-run.ts);
- * any other statement (S) runs alone.
+ * Runs: GET/MGET (R), plain SET/MSET (W), INCR family, and statement commands merge-run.ts
+ * knows (P: pushes onto one key, SADD to one key); any other statement (S) runs alone.
  *
  * While a batch is in flight new ops queue, so light load gives batches of one (lowest latency)
  * and heavy load gives large batches with one commit each (group commit). Dispatch waits for
@@ -22,7 +22,7 @@ import type { PgResult } from '../../core/pg-driver/result';
 import { typedRows } from '../../core/pg-driver/typed-rows';
 import { Err, wrongTypeOrNull } from './replies';
 import { OpKind, opBytes, type IncrOp, type Op, type ReadOp, type StmtOp, type TxOp, type WriteOp } from './ops';
-import { isPush, kPushText, pushRunValues, resolvePushRun, samePush } from './push-run';
+import { mergeRunOf, type MergeRun } from './merge-run';
 import { kSql } from './statements';
 import { writeOrder } from '../../core/storage/write-order';
 import { encodeBufferArray, int2Array, int8, int8Array } from '../../core/pg-driver/binary-array';
@@ -144,10 +144,11 @@ export class Lane {
     while (i < batch.length) {
       const kind = batch[i].kind;
       let j = i + 1;
+      let merge: MergeRun | undefined;
       if (kind === OpKind.Read || kind === OpKind.Write || kind === OpKind.Incr) while (j < batch.length && batch[j].kind === kind) j++;
-      else if (isPush(batch[i])) while (j < batch.length && samePush(batch[i] as StmtOp, batch[j])) j++;
+      else if ((merge = mergeRunOf(batch[i])) !== undefined) while (j < batch.length && merge.same(batch[i] as StmtOp, batch[j])) j++;
       if (kind === OpKind.Tx) this.runTx(conn, batch[i] as TxOp);
-      else if (j - i > 1 && kind === OpKind.Stmt) this.runPushes(conn, batch.slice(i, j) as StmtOp[]);
+      else if (merge !== undefined && j - i > 1) this.runMerged(conn, merge, batch.slice(i, j) as StmtOp[]);
       else this.runOps(conn, batch, i, j);
       i = j;
     }
@@ -247,9 +248,9 @@ export class Lane {
     for (let k = from; k < to; k++) ops[k].resolve(reply);
   }
 
-  /** A run of pushes onto one key as one l_push() call (push-run.ts). */
-  private runPushes(conn: NativePgConnection, ops: StmtOp[]): void {
-    this.send(conn, kPushText, pushRunValues(ops), (err, res) => {
+  /** A run of mergeable statement commands as one statement (merge-run.ts). */
+  private runMerged(conn: NativePgConnection, merge: MergeRun, ops: StmtOp[]): void {
+    this.send(conn, merge.text, merge.values(ops), (err, res) => {
       if (err) return this.fail(ops, 0, ops.length, err);
       let rows: unknown[][];
       try {
@@ -259,7 +260,7 @@ export class Lane {
         for (const op of ops) op.resolve(reply);
         return;
       }
-      resolvePushRun(ops, rows);
+      merge.resolve(ops, rows);
     });
   }
 

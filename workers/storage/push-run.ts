@@ -8,17 +8,16 @@
  */
 import { kListSql } from '../../core/commands/list/sql';
 import type { Reply } from '../../core/reply';
+import type { MergeRun } from './merge-run';
 import { OpKind, type Op, type StmtOp } from './ops';
 
-export const kPushText = kListSql.push.text;
-
 /** values of a push op: [db, key, elements, left, onlyExisting, now] (core/commands/list/lpush.ts) */
-export function isPush(op: Op): op is StmtOp {
+function isPush(op: Op): op is StmtOp {
   return op.kind === OpKind.Stmt && op.stmt === kListSql.push;
 }
 
 /** same db, key, end and X-ness: b may join a's run */
-export function samePush(a: StmtOp, b: Op): boolean {
+function samePush(a: StmtOp, b: Op): boolean {
   if (!isPush(b)) return false;
   const x = a.values;
   const y = b.values;
@@ -26,7 +25,7 @@ export function samePush(a: StmtOp, b: Op): boolean {
 }
 
 /** the parameters of the one call: every op's elements, in order */
-export function pushRunValues(ops: StmtOp[]): unknown[] {
+function pushRunValues(ops: StmtOp[]): unknown[] {
   const elements: Buffer[] = [];
   for (const op of ops) for (const e of op.values[2] as Buffer[]) elements.push(e);
   const v = ops[ops.length - 1].values;
@@ -34,7 +33,7 @@ export function pushRunValues(ops: StmtOp[]): unknown[] {
 }
 
 /** rows of l_push: one row (status, final length) */
-export function resolvePushRun(ops: StmtOp[], rows: unknown[][]): void {
+function resolvePushRun(ops: StmtOp[], rows: unknown[][]): void {
   const status = rows[0][0];
   const total = Number(rows[0][1]);
   if (status !== 1 || total === 0) {
@@ -49,3 +48,7 @@ export function resolvePushRun(ops: StmtOp[], rows: unknown[][]): void {
   }
   for (let k = 0; k < ops.length; k++) ops[k].resolve(replies[k]);
 }
+
+export const kPushRun: MergeRun = {
+  matches: isPush, same: samePush, text: kListSql.push.text, values: pushRunValues, resolve: resolvePushRun,
+};

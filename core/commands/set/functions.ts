@@ -28,6 +28,28 @@ export function setFunctions(s: string): string[] {
          RETURN;
        END LOOP;
      END $f$`,
+    // A run of SADDs to one key (workers/storage/sadd-run.ts): the members (distinct) that were
+    // not in the set, one row each; WRONGTYPE is one row (2, NULL).
+    `CREATE OR REPLACE FUNCTION ${s}.s_add_new(p_db int2, p_key bytea, p_m bytea[], p_now int8)
+     RETURNS TABLE (status int2, member bytea) LANGUAGE plpgsql AS $f$
+     #variable_conflict use_column
+     DECLARE r record; live bool; n int8;
+     BEGIN
+       LOOP
+         ${lockKey(s, kSet, 'p_key', 'r', 'live', kWrongRow)}
+         IF NOT live THEN
+           ${createKey(s, kSet, 'cardinality(p_m)')}
+           RETURN QUERY INSERT INTO ${s}.sets AS x (db, key, member) SELECT p_db, p_key, m FROM unnest(p_m) AS t(m)
+             RETURNING 1::int2, x.member;
+           RETURN;
+         END IF;
+         RETURN QUERY INSERT INTO ${s}.sets AS x (db, key, member) SELECT p_db, p_key, m FROM unnest(p_m) AS t(m)
+           ON CONFLICT DO NOTHING RETURNING 1::int2, x.member;
+         GET DIAGNOSTICS n = ROW_COUNT;
+         IF n > 0 THEN UPDATE ${s}.kv SET card = card + n, version = txid_current() WHERE db = p_db AND key = p_key; END IF;
+         RETURN;
+       END LOOP;
+     END $f$`,
     `CREATE OR REPLACE FUNCTION ${s}.s_rem(p_db int2, p_key bytea, p_m bytea[], p_now int8, OUT status int2, OUT n int8)
      LANGUAGE plpgsql AS $f$
      DECLARE r record; live bool;

@@ -3,7 +3,7 @@
  * generic. The key is created by its first member and goes with its last.
  * https://redis.io/commands/sadd/
  */
-import { encodeBufferArray, dbArg, distinct, exec, int, nowArg, statusReply } from '../collection/exec';
+import { dbArg, distinct, exec, int, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
 import { kOneKey, type CommandSpec } from '../spec';
 import { kSetSql } from './sql';
@@ -14,7 +14,9 @@ function change(name: 'sadd' | 'srem', summary: string): CommandSpec {
     name, arity: -3, flags: name === 'sadd' ? ['write', 'denyoom', 'fast'] : ['write', 'fast'], keys: kOneKey,
     acl: ['write', 'set', 'fast'], group: 'set', since: '1.0.0', summary,
     complexity: `O(1) for each element ${name === 'sadd' ? 'added' : 'removed'}, so O(N) for N elements.`,
-    run: (s, argv) => exec(s, stmt, [dbArg(s), argv[1], encodeBufferArray(distinct(argv.slice(2))), nowArg()],
+    // members as a Buffer[] (encoded as bytea[] by the connection): the lane merges consecutive
+    // SADDs to one key into one call (workers/storage/sadd-run.ts)
+    run: (s, argv) => exec(s, stmt, [dbArg(s), argv[1], distinct(argv.slice(2)), nowArg()],
       statusReply({}, (rows) => int(rows[0][1]))),
   });
 }

@@ -48,6 +48,8 @@ export const kSetSql = {
            WHERE ${live(5)}`,
   },
   add: { name: 'pr_s_add', text: 'SELECT status, n FROM s_add($1::int2, $2::bytea, $3::bytea[], $4::int8)' },
+  /** a run of SADDs to one key: the members that were new (workers/storage/sadd-run.ts) */
+  addNew: { name: 'pr_s_add_new', text: 'SELECT status, member FROM s_add_new($1::int2, $2::bytea, $3::bytea[], $4::int8)' },
   rem: { name: 'pr_s_rem', text: 'SELECT status, n FROM s_rem($1::int2, $2::bytea, $3::bytea[], $4::int8)' },
   pop: { name: 'pr_s_pop', text: 'SELECT status, member FROM s_pop($1::int2, $2::bytea, $3::int8, $4::int4, $5::int8)' },
   move: { name: 'pr_s_move', text: 'SELECT status FROM s_move($1::int2, $2::bytea, $3::bytea, $4::bytea, $5::int8)' },
