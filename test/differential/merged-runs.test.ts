@@ -1,6 +1,7 @@
 /**
  * Runs the lanes carry as one statement (workers/storage/merge-run.ts): consecutive pushes onto
- * one key (push-run.ts) and consecutive SADDs to one key (sadd-run.ts). The replies must still be
+ * one key (push-run.ts), SADDs to one key (sadd-run.ts) and HSET / HMSET to one key
+ * (hset-run.ts; HSETNX in between must split the run). The replies must still be
  * those of serial execution. Pipelined runs on a few keys — missing keys for the X forms, SADDs
  * naming members already in the set or named by an earlier SADD of the run, a string key
  * (WRONGTYPE), keys deleted or shrunk in between — against redis-server, 8 clients at once; and
@@ -58,15 +59,37 @@ function saddSteps(rng: Rng, prefix: string, out: Step[]): void {
   else if (r < 0.45) out.push(norm('set', 'SMEMBERS', k));
 }
 
-function session(rng: Rng, prefix: string, n: number): Step[] {
-  const out: Step[] = [exact('SET', prefix + 'str', 'v')];
-  while (out.length < n) (rng.chance(0.5) ? pushSteps : saddSteps)(rng, prefix, out);
-  const dump = ['a', 'b', 'x'].flatMap((k) => [exact('LRANGE', prefix + k, '0', '-1'), exact('LLEN', prefix + k)]);
-  const sets = ['s', 't'].flatMap((k) => [norm('set', 'SMEMBERS', prefix + k), exact('SCARD', prefix + k)]);
-  return [...out, ...dump, ...sets];
+/** HSET / HMSET runs over a small field pool (repeated fields, fields already present, values
+ * overwritten later in the run), HSETNX inside runs, HDEL / HLEN / HGETALL / HGET between */
+function hsetSteps(rng: Rng, prefix: string, out: Step[]): void {
+  const keys = ['h', 'i'].map((s) => prefix + s);
+  const k = rng.chance(0.1) ? prefix + 'str' : rng.pick(keys);
+  const field = () => rng.pick(['f1', 'f2', 'f3', '', '\x00']);
+  const value = () => rng.pick(['v1', 'v2', '', 'z'.repeat(30)]);
+  const run = rng.between(1, 12);
+  for (let i = 0; i < run; i++) {
+    if (rng.chance(0.1)) { out.push(exact('HSETNX', k, field(), value())); continue; }
+    const args = Array.from({ length: rng.between(1, 3) }, () => [field(), value()]).flat();
+    out.push(exact(rng.pick(['HSET', 'HSET', 'HMSET']), k, ...args));
+  }
+  const r = rng.next();
+  if (r < 0.1) out.push(exact('DEL', rng.pick(keys)));
+  else if (r < 0.25) out.push(exact('HDEL', k, field(), field()));
+  else if (r < 0.35) out.push(exact('HLEN', k));
+  else if (r < 0.45) out.push(exact('HGET', k, field()));
+  else if (r < 0.55) out.push(norm('pairs', 'HGETALL', k));
 }
 
-describe('merged runs (pushes, SADDs) vs redis-server', () => {
+function session(rng: Rng, prefix: string, n: number): Step[] {
+  const out: Step[] = [exact('SET', prefix + 'str', 'v')];
+  while (out.length < n) rng.pick([pushSteps, saddSteps, hsetSteps])(rng, prefix, out);
+  const dump = ['a', 'b', 'x'].flatMap((k) => [exact('LRANGE', prefix + k, '0', '-1'), exact('LLEN', prefix + k)]);
+  const sets = ['s', 't'].flatMap((k) => [norm('set', 'SMEMBERS', prefix + k), exact('SCARD', prefix + k)]);
+  const hashes = ['h', 'i'].flatMap((k) => [norm('pairs', 'HGETALL', prefix + k), exact('HLEN', prefix + k)]);
+  return [...out, ...dump, ...sets, ...hashes];
+}
+
+describe('merged runs (pushes, SADDs, HSETs) vs redis-server', () => {
   let oracle: Oracle;
   let httpPort: number;
   before(async () => {
@@ -77,13 +100,13 @@ describe('merged runs (pushes, SADDs) vs redis-server', () => {
 
   it('8 pipelined clients: replies equal serial execution, and runs were merged', async (t) => {
     const sessions = Array.from({ length: 8 }, (_, i) => session(new Rng(seed).fork(`run${i}`), `p${i}:`, 500));
-    const merged = sessions.flat().filter((s) => /PUSH|SADD/.test(String(s.cmd[0]))).length;
+    const merged = sessions.flat().filter((s) => /PUSH|SADD|HM?SET$/.test(String(s.cmd[0]))).length;
     const before = await statements(httpPort);
     const r = await compareSteps(oracle, sessions, Infinity);
     const used = (await statements(httpPort)) - before;
-    t.diagnostic(`${r.commands} commands (${merged} pushes and SADDs), ${used} statements, ${r.mismatches.length} differ (seed ${seed})`);
+    t.diagnostic(`${r.commands} commands (${merged} pushes, SADDs, HSETs), ${used} statements, ${r.mismatches.length} differ (seed ${seed})`);
     assert.equal(r.mismatches.length, 0, report('merged runs', seed, r));
-    // unmerged, either kind alone would take ~2,000 statements here
+    // unmerged, any one kind alone would take ~1,400 statements more here
     assert.ok(used < r.commands / 3, `${used} statements for ${r.commands} commands: runs were not merged`);
   });
 });

@@ -6,6 +6,7 @@
 import type { Op, StmtOp } from './ops';
 import { kPushRun } from './push-run';
 import { kSaddRun } from './sadd-run';
+import { kHsetRun } from './hset-run';
 
 export interface MergeRun {
   /** this op starts a mergeable run */
@@ -17,7 +18,7 @@ export interface MergeRun {
   resolve(ops: StmtOp[], rows: unknown[][]): void;
 }
 
-const kRuns: MergeRun[] = [kPushRun, kSaddRun];
+const kRuns: MergeRun[] = [kPushRun, kSaddRun, kHsetRun];
 
 export function mergeRunOf(op: Op): MergeRun | undefined {
   for (const m of kRuns) if (m.matches(op)) return m;

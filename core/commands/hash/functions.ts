@@ -38,6 +38,30 @@ export function hashFunctions(s: string): string[] {
          RETURN;
        END LOOP;
      END $f$`,
+    // A run of HSET / HMSET to one key (workers/storage/hset-run.ts): fields distinct, the last
+    // value of each; one row per field that was not in the hash, WRONGTYPE is one row (2, NULL).
+    `CREATE OR REPLACE FUNCTION ${s}.h_set_new(p_db int2, p_key bytea, p_f bytea[], p_v bytea[], p_now int8)
+     RETURNS TABLE (status int2, field bytea) LANGUAGE plpgsql AS $f$
+     #variable_conflict use_column
+     DECLARE r record; live bool; n int8;
+     BEGIN
+       LOOP
+         ${lockKey(s, kHash, 'p_key', 'r', 'live', 'status := 2; field := NULL; RETURN NEXT; RETURN;')}
+         IF NOT live THEN
+           ${createKey(s, kHash, 'cardinality(p_f)')}
+           RETURN QUERY INSERT INTO ${s}.hashes AS h (db, key, field, value)
+             SELECT p_db, p_key, f, v FROM unnest(p_f, p_v) AS t(f, v) RETURNING 1::int2, h.field;
+           RETURN;
+         END IF;
+         RETURN QUERY WITH u AS (
+           INSERT INTO ${s}.hashes AS h (db, key, field, value) SELECT p_db, p_key, f, v FROM unnest(p_f, p_v) AS t(f, v)
+           ON CONFLICT (db, key, field) DO UPDATE SET value = excluded.value RETURNING h.field AS f, h.xmax = 0 AS added)
+           SELECT 1::int2, u.f FROM u WHERE u.added;
+         GET DIAGNOSTICS n = ROW_COUNT;
+         UPDATE ${s}.kv SET card = card + n, version = txid_current() WHERE db = p_db AND key = p_key;
+         RETURN;
+       END LOOP;
+     END $f$`,
     `CREATE OR REPLACE FUNCTION ${s}.h_del(p_db int2, p_key bytea, p_f bytea[], p_now int8,
        OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
      DECLARE r record; live bool;

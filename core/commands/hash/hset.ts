@@ -5,7 +5,7 @@
  */
 import { wrongArity } from '../../resp-errors';
 import { kOk } from '../../shared-replies';
-import { encodeBufferArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
+import { dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
 import { kOneKey, type CommandSpec } from '../spec';
 import { kHashSql } from './sql';
@@ -24,7 +24,9 @@ function hsetLike(name: 'hset' | 'hmset', summary: string): CommandSpec {
         byField.set(id, [argv[i], argv[i + 1]]);
       }
       const pairs = [...byField.values()];
-      const values = [dbArg(s), argv[1], encodeBufferArray(pairs.map((p) => p[0])), encodeBufferArray(pairs.map((p) => p[1])), 'false', nowArg()];
+      // fields and values as Buffer[] (encoded as bytea[] by the connection): the lane merges
+      // consecutive HSETs to one key into one call (workers/storage/hset-run.ts)
+      const values = [dbArg(s), argv[1], pairs.map((p) => p[0]), pairs.map((p) => p[1]), 'false', nowArg()];
       return exec(s, kHashSql.set, values, statusReply({}, (rows) => (name === 'hset' ? int(rows[0][1]) : kOk)));
     },
   });
