@@ -7,6 +7,7 @@
  */
 import { kHashSql } from '../../core/commands/hash/sql';
 import type { MergeRun } from './merge-run';
+import { creditAdded, sameKey } from './key-run';
 import { OpKind, type Op, type StmtOp } from './ops';
 
 /** values of an HSET op: [db, key, fields (distinct), values, nx, now] (core/commands/hash/hset.ts) */
@@ -15,7 +16,7 @@ function isHset(op: Op): op is StmtOp {
 }
 
 function sameHset(a: StmtOp, b: Op): boolean {
-  return isHset(b) && a.values[0] === b.values[0] && (a.values[1] as Buffer).equals(b.values[1] as Buffer);
+  return isHset(b) && sameKey(a, b);
 }
 
 function hsetRunValues(ops: StmtOp[]): unknown[] {
@@ -35,21 +36,6 @@ function hsetRunValues(ops: StmtOp[]): unknown[] {
   return [v[0], v[1], pairs.map((p) => p[0]), pairs.map((p) => p[1]), v[5]];
 }
 
-/** rows (status, field): one per field added, or one (2, NULL) for a wrong type */
-function resolveHsetRun(ops: StmtOp[], rows: unknown[][]): void {
-  if (rows.length > 0 && rows[0][0] === 2) {
-    for (const op of ops) op.resolve(op.map([[2, null]]));
-    return;
-  }
-  const added = new Set<string>();
-  for (const r of rows) added.add((r[1] as Buffer).toString('latin1'));
-  for (const op of ops) {
-    let n = 0;
-    for (const f of op.values[2] as Buffer[]) if (added.delete(f.toString('latin1'))) n++;
-    op.resolve(op.map([[1, n]]));
-  }
-}
-
 export const kHsetRun: MergeRun = {
-  matches: isHset, same: sameHset, text: kHashSql.setNew.text, values: hsetRunValues, resolve: resolveHsetRun,
+  matches: isHset, same: sameHset, text: kHashSql.setNew.text, values: hsetRunValues, resolve: creditAdded,
 };

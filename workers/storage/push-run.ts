@@ -9,6 +9,7 @@
 import { kListSql } from '../../core/commands/list/sql';
 import type { Reply } from '../../core/reply';
 import type { MergeRun } from './merge-run';
+import { sameKey } from './key-run';
 import { OpKind, type Op, type StmtOp } from './ops';
 
 /** values of a push op: [db, key, elements, left, onlyExisting, now] (core/commands/list/lpush.ts) */
@@ -18,10 +19,7 @@ function isPush(op: Op): op is StmtOp {
 
 /** same db, key, end and X-ness: b may join a's run */
 function samePush(a: StmtOp, b: Op): boolean {
-  if (!isPush(b)) return false;
-  const x = a.values;
-  const y = b.values;
-  return x[0] === y[0] && x[3] === y[3] && x[4] === y[4] && (x[1] as Buffer).equals(y[1] as Buffer);
+  return isPush(b) && a.values[3] === b.values[3] && a.values[4] === b.values[4] && sameKey(a, b);
 }
 
 /** the parameters of the one call: every op's elements, in order */

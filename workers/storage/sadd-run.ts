@@ -8,6 +8,7 @@
  */
 import { kSetSql } from '../../core/commands/set/sql';
 import type { MergeRun } from './merge-run';
+import { creditAdded, sameKey } from './key-run';
 import { OpKind, type Op, type StmtOp } from './ops';
 
 /** values of a SADD op: [db, key, members (distinct), now] (core/commands/set/sadd.ts) */
@@ -16,7 +17,7 @@ function isSadd(op: Op): op is StmtOp {
 }
 
 function sameSadd(a: StmtOp, b: Op): boolean {
-  return isSadd(b) && a.values[0] === b.values[0] && (a.values[1] as Buffer).equals(b.values[1] as Buffer);
+  return isSadd(b) && sameKey(a, b);
 }
 
 function saddRunValues(ops: StmtOp[]): unknown[] {
@@ -32,21 +33,6 @@ function saddRunValues(ops: StmtOp[]): unknown[] {
   return [v[0], v[1], members, v[3]];
 }
 
-/** rows (status, member): one per member added, or one (2, NULL) for a wrong type */
-function resolveSaddRun(ops: StmtOp[], rows: unknown[][]): void {
-  if (rows.length > 0 && rows[0][0] === 2) {
-    for (const op of ops) op.resolve(op.map([[2, null]]));
-    return;
-  }
-  const added = new Set<string>();
-  for (const r of rows) added.add((r[1] as Buffer).toString('latin1'));
-  for (const op of ops) {
-    let n = 0;
-    for (const m of op.values[2] as Buffer[]) if (added.delete(m.toString('latin1'))) n++;
-    op.resolve(op.map([[1, n]]));
-  }
-}
-
 export const kSaddRun: MergeRun = {
-  matches: isSadd, same: sameSadd, text: kSetSql.addNew.text, values: saddRunValues, resolve: resolveSaddRun,
+  matches: isSadd, same: sameSadd, text: kSetSql.addNew.text, values: saddRunValues, resolve: creditAdded,
 };
