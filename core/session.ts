@@ -62,6 +62,10 @@ export interface Session {
   libVer: string;
   db: number;
   proto: 2 | 3;
+  /**
+   * Redis's c->authenticated. Set it synchronously inside a handler (AUTH, HELLO, RESET do): the
+   * parser's unauthenticated limits for the rest of the packet follow it from the next request on.
+   */
   authenticated: boolean;
   replyOff: boolean;
   skipNext: boolean;

@@ -269,6 +269,27 @@ describe('unauthenticated limits', () => {
     assert.equal(err, undefined);
     assert.deepEqual(got, [2, 11]);
   });
+  test('the flag is read before each frame, whole and in pieces: AUTH lifts both limits, RESET restores them', () => {
+    const input = Buffer.concat([
+      encodeCommand(['AUTH', 'pw']), encodeCommand(['MGET', ...Array.from({ length: 20 }, (_, i) => `k${i}`)]),
+      encodeCommand(['SET', 'k', 'v'.repeat(20000)]), encodeCommand(['RESET']), encodeCommand(Array.from({ length: 11 }, () => 'x')),
+    ]);
+    for (const size of [input.length, 4096, 7, 1]) {
+      const p = newParser(undefined, false);
+      const got: number[] = [];
+      let err: string | undefined;
+      for (let at = 0; at < input.length && err === undefined; at += size) {
+        err = p.push(input.subarray(at, at + size), (argv) => {
+          got.push(argv.length);
+          const name = argv[0].toString();
+          if (name === 'AUTH') p.authenticated = true;
+          if (name === 'RESET') p.authenticated = false;
+        });
+      }
+      assert.equal(err, unauthMbulk, `pieces of ${size}`);
+      assert.deepEqual(got, [2, 21, 3, 1], `pieces of ${size}`);
+    }
+  });
 });
 
 describe('memory: huge headers allocate nothing up front', () => {

@@ -90,7 +90,11 @@ const kMaxKeptName = 32;
 
 export class RequestParser {
   limits: ParserLimits;
-  /** false before AUTH when a password is required; set it from inside sink and the next frame sees it. */
+  /**
+   * false while the client must authenticate first (Redis's authRequired()): at most 10 arguments
+   * of at most 16384 bytes. Read before each frame, so a sink that sets it (AUTH) lifts the limits
+   * from the next frame of the same chunk on, as Redis judges each request after the previous ran.
+   */
   authenticated = true;
 
   private state = kIdle;

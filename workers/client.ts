@@ -75,7 +75,10 @@ export class Client implements Session {
   libVer = '';
   db = 0;
   proto: 2 | 3 = 2;
-  authenticated: boolean;
+  /** Redis's c->authenticated: AUTH / HELLO AUTH succeeded, or the connection began (or was RESET) with no password set */
+  private authed = false;
+  /** Redis's authRequired(): a password is set and this client has not authenticated (NOAUTH, and the parser's tighter limits) */
+  private mustAuth = true;
   replyOff = false;
   skipNext = false;
   noEvict = false;
@@ -113,12 +116,11 @@ export class Client implements Session {
     this.socket = socket;
     this.local = unix || isLoopback(socket.remoteAddress);
     const c = server.config;
-    this.authenticated = c.str('requirepass') === '';
     this.parser = new RequestParser({
       protoMaxBulkLen: c.int('proto-max-bulk-len'),
       clientQueryBufferLimit: c.int('client-query-buffer-limit'),
     });
-    this.parser.authenticated = this.authenticated;
+    this.authenticated = c.str('requirepass') === '';
     this.addr = unix ? `${c.str('unixsocket')}:0` : `${socket.remoteAddress}:${socket.remotePort}`;
     this.laddr = unix ? `${c.str('unixsocket')}:0` : `${socket.localAddress}:${socket.localPort}`;
     socket.setNoDelay(true);
@@ -130,6 +132,27 @@ export class Client implements Session {
     socket.on('error', () => this.destroy());
     socket.on('close', () => this.destroy());
     socket.on('timeout', () => this.destroy());
+  }
+
+  get authenticated(): boolean {
+    return this.authed;
+  }
+
+  /**
+   * AUTH, HELLO AUTH and RESET set this from inside the parser's sink, synchronously: the parser
+   * reads its flag before each request it parses, so `AUTH pw` followed in the same packet by a
+   * 21-argument MGET is judged as Redis judges it, after AUTH ran. (A handler that authenticated
+   * in a Promise would leave the rest of the packet under the unauthenticated limits.)
+   */
+  set authenticated(v: boolean) {
+    this.authed = v;
+    this.applyAuth();
+  }
+
+  /** Re-judges authRequired(): after an AUTH state change, and when requirepass changes (CONFIG SET). */
+  applyAuth(): void {
+    this.mustAuth = !this.authed && this.server.config.str('requirepass') !== '';
+    this.parser.authenticated = !this.mustAuth;
   }
 
   applyTimeouts(): void {
@@ -177,7 +200,7 @@ export class Client implements Session {
       return;
     }
     const spec = resolved;
-    if (!this.authenticated && !(spec.flags as string[]).includes('no_auth')) {
+    if (this.mustAuth && !(spec.flags as string[]).includes('no_auth')) {
       stats.rejectedCalls++;
       this.state.countError(Err.noAuth);
       this.enqueueDone(Err.noAuth, this.replyOff || skipThis);
@@ -410,7 +433,6 @@ export class Client implements Session {
     this.multiAborted = false;
     this.watched = [];
     this.authenticated = this.server.config.str('requirepass') === '';
-    this.parser.authenticated = this.authenticated;
   }
 
   describe(): string {

@@ -92,6 +92,7 @@ export class WorkerState implements ServerContext {
       if (name === 'proto-max-bulk-len') c.parser.limits.protoMaxBulkLen = this.config.int(name);
       else if (name === 'client-query-buffer-limit') c.parser.limits.clientQueryBufferLimit = this.config.int(name);
       else if (name === 'timeout' || name === 'tcp-keepalive') c.applyTimeouts();
+      else if (name === 'requirepass') c.applyAuth();
     }
   }
 
