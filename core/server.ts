@@ -7,10 +7,12 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import type { Config } from './config/config';
+import { isUnavailable, parseBind } from './bind';
 import { PostrespError, kErrListen } from './errors';
 import type { ConnMessage, WorkerStats } from './messages';
 import { loadNative, type NativeAddon } from './native';
 import { WorkerPool } from './pool';
+import { kProtectedModeDenied, protectedModeDenies } from './protected-mode';
 
 const kMaxClientsReply = '-ERR max number of clients reached\r\n';
 
@@ -52,10 +54,14 @@ export class PrimaryServer {
     const port = this.config.int('port');
     let ready = '';
     if (!(unixsocket !== '' && port === 0)) {
-      for (const host of this.config.str('bind').split(/\s+/).filter(Boolean)) {
-        const addr = await this.listenOn({ host: host.replace(/^-/, ''), port: this.tcpPort || port }, `${host}:${port}`);
+      for (const b of parseBind(this.config.str('bind'))) {
+        const addr = await this.listenOn({ host: b.host, port: this.tcpPort || port, ipv6Only: b.ipv6Only }, `${b.text}:${port}`, b.optional);
+        if (addr === null) continue;
         this.tcpPort = (addr as net.AddressInfo).port;
-        ready ||= `Ready to accept connections tcp ${host.replace(/^-/, '')}:${this.tcpPort}`;
+        ready ||= `Ready to accept connections tcp ${b.host}:${this.tcpPort}`;
+      }
+      if (ready === '' && unixsocket === '') {
+        throw new PostrespError(kErrListen, `none of the --bind addresses '${this.config.str('bind')}' is available on this host`);
       }
     }
     if (unixsocket !== '') {
@@ -68,14 +74,21 @@ export class PrimaryServer {
     return ready;
   }
 
-  private listenOn(options: net.ListenOptions, label: string): Promise<net.AddressInfo | string | null> {
+  /** null: an optional (`-`) address this host does not have, skipped like Redis with a warning */
+  private listenOn(options: net.ListenOptions, label: string, optional = false): Promise<net.AddressInfo | string | null> {
     const unix = options.path !== undefined;
     const server = net.createServer({ pauseOnConnect: true }, (s) => this.accept(s, unix));
     // Redis's default backlog (tcp-backlog 511)
     server.maxConnections = Infinity;
     return new Promise((resolve, reject) => {
-      server.once('error', (e: NodeJS.ErrnoException) =>
-        reject(new PostrespError(kErrListen, `cannot listen on ${label}: ${e.code ?? e.message}; choose another --port/--bind/--unixsocket`)));
+      server.once('error', (e: NodeJS.ErrnoException) => {
+        if (optional && isUnavailable(e.code)) {
+          this.log(`warning: could not listen on ${label}: ${e.code}; skipped (optional address)`);
+          resolve(null);
+          return;
+        }
+        reject(new PostrespError(kErrListen, `cannot listen on ${label}: ${e.code ?? e.message}; choose another --port/--bind/--unixsocket`));
+      });
       server.listen({ ...options, backlog: 511 }, () => {
         this.listeners.push(server);
         resolve(server.address());
@@ -89,6 +102,12 @@ export class PrimaryServer {
     if (this.pool.clientCount >= this.config.int('maxclients')) {
       this.stats.rejectedConnections++;
       socket.end(kMaxClientsReply);
+      return;
+    }
+    const c = this.config;
+    if (protectedModeDenies({ protectedMode: c.bool('protected-mode'), requirepass: c.str('requirepass'), unix, address: socket.remoteAddress })) {
+      this.stats.rejectedConnections++;
+      socket.end(kProtectedModeDenied);
       return;
     }
     const slot = this.pool.pick();

@@ -21,6 +21,7 @@ import { kTransactionControl } from '../core/commands/transactions';
 import { kQueued } from '../core/shared-replies';
 import type { WorkerState } from './state';
 import { loadNative } from '../core/native';
+import { isLocalPeer } from '../core/protected-mode';
 
 const native = loadNative();
 
@@ -114,7 +115,7 @@ export class Client implements Session {
       { fd, readable: true, writable: true, allowHalfOpen: true, onread: { buffer: kReadScratch, callback: this.onRead } };
     const socket = new net.Socket(opts);
     this.socket = socket;
-    this.local = unix || isLoopback(socket.remoteAddress);
+    this.local = isLocalPeer(unix, socket.remoteAddress);
     const c = server.config;
     this.parser = new RequestParser({
       protoMaxBulkLen: c.int('proto-max-bulk-len'),
@@ -445,8 +446,4 @@ export class Client implements Session {
       `omem=${this.socket.writableLength} tot-mem=0 events=r cmd=${this.lastCommand} user=default ` +
       `redir=-1 resp=${this.proto} lib-name=${this.libName} lib-ver=${this.libVer}`;
   }
-}
-
-function isLoopback(addr: string | undefined): boolean {
-  return addr === undefined || addr.startsWith('127.') || addr === '::1' || addr.startsWith('::ffff:127.');
 }

@@ -29,7 +29,7 @@ const opt = (o: OptionSpec): OptionSpec => o;
 
 export const kOptions: readonly OptionSpec[] = [
   // network
-  opt({ name: 'bind', type: 'string', default: '127.0.0.1', mutable: false, description: 'addresses to listen on, space separated' }),
+  opt({ name: 'bind', type: 'string', default: '127.0.0.1', mutable: false, description: 'addresses to listen on, space separated; * = every IPv4 address, ::* = every IPv6 address, a leading - = skip it if this host lacks it' }),
   opt({ name: 'port', type: 'int', default: '6379', min: 0, max: 65535, mutable: false, description: 'TCP port; 0 picks a free port, 0 with unixsocket set disables TCP' }),
   opt({ name: 'unixsocket', type: 'string', default: '', mutable: false, description: 'path of a Unix socket to listen on as well' }),
   opt({ name: 'unixsocketperm', type: 'octal', default: '0', min: 0, max: 0o777, mutable: false, description: 'permissions of the Unix socket, octal (0 = umask default)' }),
@@ -42,6 +42,7 @@ export const kOptions: readonly OptionSpec[] = [
   opt({ name: 'workers', type: 'int', default: String(kCores), min: 1, max: 256, mutable: false, description: 'worker threads that own client connections (default: available cores)' }),
   // security
   opt({ name: 'requirepass', type: 'string', default: '', mutable: true, description: 'password of the default user (AUTH / HELLO AUTH); empty = no password' }),
+  opt({ name: 'protected-mode', type: 'bool', default: 'yes', mutable: true, description: 'while the default user has no password, refuse (DENIED) clients not on 127.0.0.1, ::1 or the Unix socket' }),
   // protocol limits
   opt({ name: 'proto-max-bulk-len', type: 'bytes', default: '512mb', min: 1024 * 1024, max: 2 ** 53, mutable: true, description: 'largest bulk string a client may send' }),
   opt({ name: 'client-query-buffer-limit', type: 'bytes', default: '1gb', min: 1024 * 1024, max: 2 ** 53, mutable: true, description: 'largest incomplete request held for a client before it is closed' }),
@@ -79,7 +80,7 @@ export const kOptions: readonly OptionSpec[] = [
     ['latency-monitor-threshold', '0'], ['latency-tracking', 'yes'], ['lua-time-limit', '5000'],
     ['busy-reply-threshold', '5000'], ['dir', ''], ['dbfilename', 'dump.rdb'],
     ['appendfilename', 'appendonly.aof'], ['io-threads', '1'], ['io-threads-do-reads', 'no'],
-    ['protected-mode', 'yes'], ['replica-read-only', 'yes'], ['maxmemory-clients', '0'],
+    ['replica-read-only', 'yes'], ['maxmemory-clients', '0'],
   ].map(([name, def]) =>
     opt({ name, type: 'string', default: def, mutable: true, noop: true, description: 'accepted for compatibility; no effect' })),
 ];
