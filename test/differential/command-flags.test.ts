@@ -11,7 +11,8 @@
  * Not compared: key specs (ours are simplified: Redis's carry per-key flags such as RM or OW),
  * the subcommand list (we serve a subset), COMMAND DOCS summaries and complexity texts.
  *
- * And COMMAND GETKEYS, byte for byte: key positions and key counts (`movablekeys`), with Redis's errors.
+ * Then what the flags do, byte for byte: a `no_multi` command (SHUTDOWN) inside MULTI is refused
+ * with Redis's text, EXEC answers EXECABORT, and the connection and the server stay up.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -80,6 +81,27 @@ describe('COMMAND INFO and DOCS against redis-server 7.0.15', () => {
     });
     assert.ok(names.length > 150, `${names.length} names`);
     assert.deepEqual(diffs, [], `${diffs.length} differences from redis-server:\n${diffs.join('\n')}`);
+  });
+});
+
+describe('no_multi commands inside MULTI, against redis-server 7.0.15', () => {
+  it('refuses SHUTDOWN, flags the transaction (EXECABORT) and keeps the connection; WATCH answers its own error', async () => {
+    await oracle.reset();
+    const sessions: Cmd[][] = [
+      [['MULTI'], ['SHUTDOWN'], ['EXEC'], ['PING']],
+      [['MULTI'], ['SET', 'a', '1'], ['shutdown', 'NOSAVE'], ['EXEC'], ['GET', 'a'], ['PING']],
+      [['MULTI'], ['SHUTDOWN'], ['DISCARD'], ['EXEC'], ['PING']],
+      [['MULTI'], ['WATCH', 'x'], ['SET', 'b', '2'], ['EXEC'], ['GET', 'b'], ['PING']],
+      [['MULTI'], ['SHUTDOWN', 'bogus', 'args'], ['NOSUCH'], ['EXEC'], ['ECHO', 'still here']],
+    ];
+    for (const window of [1, Infinity]) {
+      const r = await oracle.compare(sessions, { window, idleMs: 5000 });
+      assert.equal(r.mismatches.length, 0, report(`window ${window}`, 0, r));
+      await oracle.reset();
+    }
+    // nothing was shut down: both servers still answer on a new connection
+    const again = await oracle.compare([[['PING']]]);
+    assert.equal(again.mismatches.length, 0, report('after', 0, again));
   });
 });
 
