@@ -18,6 +18,7 @@ import type { CommandSpec, RunResult } from '../core/commands/spec';
 import { PendingReply } from '../core/pending-reply';
 import type { QueuedCommand, ServerContext, Session, WatchedKey } from '../core/session';
 import { kTransactionControl } from '../core/commands/transactions';
+import { kFlagNoAuth, kFlagNoMulti } from '../core/commands/flags';
 import { kQueued } from '../core/shared-replies';
 import type { WorkerState } from './state';
 import { loadNative } from '../core/native';
@@ -201,17 +202,27 @@ export class Client implements Session {
       return;
     }
     const spec = resolved;
-    if (this.mustAuth && !(spec.flags as string[]).includes('no_auth')) {
+    if (this.mustAuth && (spec.flagBits & kFlagNoAuth) === 0) {
       stats.rejectedCalls++;
       this.state.countError(Err.noAuth);
       this.enqueueDone(Err.noAuth, this.replyOff || skipThis);
       return;
     }
-    if (this.multi !== undefined && !kTransactionControl.has(spec.name)) {
-      // queued, not run: EXEC runs the block as one Postgres transaction
-      this.multi.push({ spec, argv });
-      this.enqueueDone(kQueued, this.replyOff || skipThis);
-      return;
+    if (this.multi !== undefined) {
+      if ((spec.flagBits & kFlagNoMulti) !== 0) {
+        // refused like Redis's processCommand, and the transaction is flagged: EXEC answers EXECABORT
+        this.multiAborted = true;
+        stats.rejectedCalls++;
+        this.state.countError(Err.notInMulti);
+        this.enqueueDone(Err.notInMulti, this.replyOff || skipThis);
+        return;
+      }
+      if (!kTransactionControl.has(spec.name)) {
+        // queued, not run: EXEC runs the block as one Postgres transaction
+        this.multi.push({ spec, argv });
+        this.enqueueDone(kQueued, this.replyOff || skipThis);
+        return;
+      }
     }
     this.lastCommand = spec.name;
     const started = this.chunkAt;

@@ -6,10 +6,12 @@ import type { Reply } from '../reply';
 import type { Session } from '../session';
 import type { PendingReply } from '../pending-reply';
 
+/** Redis 7.0's command flags (flags.ts: their bits and the order COMMAND INFO prints them). */
 export type CommandFlag =
-  | 'write' | 'readonly' | 'denyoom' | 'admin' | 'pubsub' | 'noscript' | 'blocking'
-  | 'loading' | 'stale' | 'skip_monitor' | 'skip_slowlog' | 'fast' | 'no_auth'
-  | 'may_replicate' | 'no_mandatory_keys' | 'no_multi' | 'allow_busy' | 'sentinel';
+  | 'write' | 'readonly' | 'denyoom' | 'module' | 'admin' | 'pubsub' | 'noscript' | 'blocking'
+  | 'loading' | 'stale' | 'skip_monitor' | 'skip_slowlog' | 'asking' | 'fast' | 'no_auth'
+  | 'no_mandatory_keys' | 'no_async_loading' | 'no_multi' | 'movablekeys' | 'allow_busy'
+  | 'may_replicate' | 'sentinel';
 
 export interface KeySpec {
   /** position of the first key (0 = no keys) */
@@ -17,6 +19,12 @@ export interface KeySpec {
   /** position of the last key; negative counts from the end (-1 = last argument) */
   last: number;
   step: number;
+  /**
+   * Where a key count stands when the number of keys is an argument (ZUNIONSTORE dst numkeys
+   * key…, LMPOP numkeys key…): Redis's `keynum` key spec, which makes a command `movablekeys`;
+   * the counted keys follow it. first/last/step then give only the fixed keys (ZUNIONSTORE's dst).
+   */
+  numkeysAt?: number;
 }
 
 /** a value now, a PendingReply a lane fills (GET, SET…), or a Promise (commands that await) */
@@ -28,9 +36,13 @@ export interface CommandSpec {
   /** Redis arity: positive = exactly, negative = at least |arity|; counts the name itself */
   arity: number;
   flags: readonly CommandFlag[];
+  /** the flags as bits (flags.ts), computed once by defineCommand: the per-command checks read these */
+  flagBits: number;
   keys: KeySpec;
-  /** ACL categories without the '@' */
+  /** ACL categories without the '@': the declared ones plus those the flags imply, in Redis's order */
   acl: readonly string[];
+  /** Redis's command tips (nondeterministic_output, request_policy:…), as COMMAND INFO prints them */
+  tips?: readonly string[];
   group: string;
   summary: string;
   since: string;
@@ -42,13 +54,25 @@ export interface CommandSpec {
 export const kNoKeys: KeySpec = { first: 0, last: 0, step: 0 };
 export const kOneKey: KeySpec = { first: 1, last: 1, step: 1 };
 export const kAllKeys: KeySpec = { first: 1, last: -1, step: 1 };
+/** `numkeys key…` right after the name (LMPOP, ZMPOP, SINTERCARD, ZUNION…) */
+export const kCountedKeys: KeySpec = { first: 0, last: 0, step: 0, numkeysAt: 1 };
 
-/** The keys a command line names, from its spec (COMMAND GETKEYS, lane pinning, WATCH). */
-export function keysOf(spec: CommandSpec, argv: Buffer[]): Buffer[] {
-  const { first, step } = spec.keys;
-  if (first === 0) return [];
-  const last = spec.keys.last < 0 ? argv.length + spec.keys.last : spec.keys.last;
+/**
+ * The keys a command line names, from its spec (COMMAND GETKEYS); undefined when a key count is
+ * not a positive integer or counts past the last argument (Redis: "Invalid arguments").
+ */
+export function keysOf(spec: CommandSpec, argv: Buffer[]): Buffer[] | undefined {
+  const { first, step, numkeysAt } = spec.keys;
   const out: Buffer[] = [];
-  for (let i = first; i <= last && i < argv.length; i += step) out.push(argv[i]);
+  if (first !== 0) {
+    const last = spec.keys.last < 0 ? argv.length + spec.keys.last : spec.keys.last;
+    for (let i = first; i <= last && i < argv.length; i += step) out.push(argv[i]);
+  }
+  if (numkeysAt !== undefined) {
+    const text = argv[numkeysAt]?.toString('latin1') ?? '';
+    const n = /^[1-9][0-9]{0,9}$/.test(text) ? Number(text) : 0;
+    if (n === 0 || numkeysAt + n >= argv.length) return undefined;
+    out.push(...argv.slice(numkeysAt + 1, numkeysAt + 1 + n));
+  }
   return out;
 }

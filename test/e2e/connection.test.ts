@@ -156,7 +156,7 @@ describe('connection commands over raw RESP', () => {
     assert.equal(pingInfo[1], -1);
     const list = (await c.call('COMMAND', 'LIST')) as string[];
     assert.ok(list.includes('client|setname'));
-    assert.deepEqual(await c.call('COMMAND', 'GETKEYS', 'ping'), { error: 'ERR The command has no key arguments' });
+    assert.deepEqual(await c.call('COMMAND', 'GETKEYS', 'ping', 'x'), { error: 'ERR The command has no key arguments' });
     const docs = await c.call('COMMAND', 'DOCS', 'echo');
     assert.ok(Array.isArray(docs) && docs[0] === 'echo');
     const all = (await c.call('COMMAND')) as unknown[];
@@ -172,6 +172,14 @@ describe('connection commands over raw RESP', () => {
     assert.deepEqual(await c.call('CONFIG', 'SET', 'foo', '1'), { error: "ERR Unknown option or number of arguments for CONFIG SET - 'foo'" });
     assert.deepEqual(await c.call('CONFIG', 'SET', 'maxclients', 'x'),
       { error: "ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument couldn't be parsed into an integer" });
+    // memory values are checked as redis-server 7.0.15 checks them, even for maxmemory (no effect here)
+    assert.deepEqual(await c.call('CONFIG', 'SET', 'maxmemory', 'bla'),
+      { error: "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must be a memory value" });
+    assert.deepEqual(await c.call('CONFIG', 'SET', 'proto-max-bulk-len', '1x'),
+      { error: "ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - argument must be a memory value" });
+    assert.equal(await c.call('CONFIG', 'SET', 'maxmemory', '10mb'), 'OK');
+    assert.deepEqual(await c.call('CONFIG', 'GET', 'maxmemory'), ['maxmemory', '10485760']);
+    assert.equal(await c.call('CONFIG', 'SET', 'maxmemory', '0'), 'OK');
     assert.deepEqual(await c.call('CONFIG', 'SET', 'databases', '4'),
       { error: "ERR CONFIG SET failed (possibly related to argument 'databases') - can't set immutable config" });
     const many = (await c.call('CONFIG', 'GET', 'client-*')) as string[];

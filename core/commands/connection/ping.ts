@@ -11,6 +11,7 @@ const kPingArity = wrongArity('ping');
 
 export const ping = defineCommand({
   name: 'ping', arity: -1, flags: ['fast', 'sentinel'], acl: ['fast', 'connection'],
+  tips: ['request_policy:all_shards', 'response_policy:all_succeeded'],
   group: 'connection', summary: 'Returns the server\'s liveliness response.',
   run(_s, argv) {
     if (argv.length > 2) return kPingArity;

@@ -13,7 +13,7 @@ import { kHashSql } from './sql';
 
 function dump(name: string, stmt: Statement, summary: string, map: (rows: unknown[][]) => Reply, empty: () => Reply): CommandSpec {
   return defineCommand({
-    name, arity: 2, flags: ['readonly'], keys: kOneKey, acl: ['read', 'hash', 'slow'],
+    name, arity: 2, flags: ['readonly'], keys: kOneKey, acl: ['read', 'hash', 'slow'], tips: ['nondeterministic_output_order'],
     group: 'hash', since: '2.0.0', summary, complexity: 'O(N) where N is the size of the hash.',
     run: (s, argv) => exec(s, stmt, [dbArg(s), argv[1], nowArg()], typedRead(KeyType.Hash, empty(), map)),
   });

@@ -16,6 +16,7 @@ import { kHashSql } from './sql';
 
 export const hrandfield = defineCommand({
   name: 'hrandfield', arity: -2, flags: ['readonly'], keys: kOneKey, acl: ['read', 'hash', 'slow'],
+  tips: ['nondeterministic_output'],
   group: 'hash', since: '6.2.0', summary: 'Returns one or more random fields from a hash.',
   complexity: 'O(N) where N is the number of fields returned',
   run(s, argv) {

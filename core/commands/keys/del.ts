@@ -7,6 +7,7 @@ import { defineCommand } from '../define';
 
 export const del = defineCommand({
   name: 'del', arity: -2, flags: ['write'], keys: kAllKeys, acl: ['keyspace', 'write', 'slow'],
+  tips: ['request_policy:multi_shard', 'response_policy:agg_sum'],
   group: 'generic', summary: 'Deletes one or more keys.', complexity: 'O(N)',
   run: (s, argv) => s.server.store.del(s, argv.slice(1)),
 });

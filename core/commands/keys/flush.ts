@@ -11,6 +11,7 @@ import type { CommandSpec } from '../spec';
 function flush(name: 'flushdb' | 'flushall', summary: string): CommandSpec {
   return defineCommand({
     name, arity: -1, flags: ['write'], acl: ['keyspace', 'write', 'slow', 'dangerous'], group: 'server', summary,
+    tips: ['request_policy:all_shards', 'response_policy:all_succeeded'],
     run(s, argv) {
       if (argv.length > 2) return Err.syntax;
       if (argv.length === 2 && !['async', 'sync'].includes(lower(argv[1]))) return Err.syntax;

@@ -19,6 +19,7 @@ const kOpen = {
 
 export const keys = defineCommand({
   name: 'keys', arity: 2, flags: ['readonly'], acl: ['keyspace', 'read', 'slow', 'dangerous'], group: 'generic',
+  tips: ['request_policy:all_shards', 'nondeterministic_output_order'],
   summary: 'Returns all key names that match a pattern.', complexity: 'O(N) with N being the number of keys in the database',
   run(s, argv) {
     const pattern = argv[1];

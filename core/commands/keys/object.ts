@@ -49,6 +49,7 @@ function sub(name: string, summary: string, answer: (s: Parameters<CommandSpec['
   return defineCommand({
     name: `object|${name}`, arity: 3, flags: ['readonly'], keys: { first: 2, last: 2, step: 1 },
     acl: ['keyspace', 'read', 'slow'], group: 'generic', since: name === 'freq' ? '4.0.0' : '2.2.3', summary,
+    tips: ['nondeterministic_output'],
     run: (s, argv) => s.server.store.exec(s, kStmt, [dbOf(s), argv[2], nowMs()], (rows) => {
       if (rows.length === 0) return null;
       const [type, len, small, card] = rows[0];

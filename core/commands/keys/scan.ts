@@ -51,6 +51,7 @@ function parseOptions(argv: Buffer[]): ScanOptions | RespError {
 
 export const scan = defineCommand({
   name: 'scan', arity: -2, flags: ['readonly'], acl: ['keyspace', 'read', 'slow'], group: 'generic', since: '2.8.0',
+  tips: ['nondeterministic_output', 'request_policy:special'],
   summary: 'Iterates over the key names in the database.', complexity: 'O(1) for every call. O(N) for a complete iteration.',
   run(s, argv) {
     const from = decodeCursor(argv[1]);

@@ -8,6 +8,7 @@ import { kAllKeys } from '../spec';
 
 export const touch = defineCommand({
   name: 'touch', arity: -2, flags: ['readonly', 'fast'], keys: kAllKeys, acl: ['keyspace', 'read', 'fast'],
+  tips: ['request_policy:multi_shard', 'response_policy:agg_sum'],
   group: 'generic', since: '3.2.1', complexity: 'O(N)',
   summary: 'Returns the number of existing keys out of those specified after updating the time they were last accessed.',
   run: (s, argv) => s.server.store.exists(s, argv.slice(1)),

@@ -16,6 +16,7 @@ const kStmt = {
 function ttl(name: string, ms: boolean, absolute: boolean, since: string, summary: string): CommandSpec {
   return defineCommand({
     name, arity: 2, flags: ['readonly', 'fast'], keys: kOneKey, acl: ['keyspace', 'read', 'fast'],
+    tips: absolute ? undefined : ['nondeterministic_output'],
     group: 'generic', since, summary, complexity: 'O(1)',
     run(s, argv) {
       const now = Date.now();

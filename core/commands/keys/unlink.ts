@@ -8,6 +8,7 @@ import { kAllKeys } from '../spec';
 
 export const unlink = defineCommand({
   name: 'unlink', arity: -2, flags: ['write', 'fast'], keys: kAllKeys, acl: ['keyspace', 'write', 'fast'],
+  tips: ['request_policy:multi_shard', 'response_policy:agg_sum'],
   group: 'generic', since: '4.0.0', complexity: 'O(1) for each key removed regardless of its size.',
   summary: 'Asynchronously deletes one or more keys.',
   run: (s, argv) => s.server.store.del(s, argv.slice(1)),

@@ -11,28 +11,41 @@ import { eqIgnoreCase, lower } from '../args';
 import { defineCommand } from '../define';
 import { helpReply } from '../help';
 import { arityOk } from '../registry';
+import { kFlagWrite, shownFlags } from '../flags';
 import { keysOf, type CommandSpec } from '../spec';
 
 const acl = ['slow', 'connection'];
 
+/** Simplified key specs (Redis's carry per-key flags like RM/OW/INSERT that the table does not hold). */
 function keySpecs(spec: CommandSpec): Reply[] {
-  if (spec.keys.first === 0) return [];
-  const flags = spec.flags.includes('write') ? ['RW', 'UPDATE'] : ['RO', 'ACCESS'];
-  const lastkey = spec.keys.last < 0 ? spec.keys.last : spec.keys.last - spec.keys.first;
-  return [new RespMap([
-    'flags', new RespSet(flags.map((f) => new Simple(f))),
-    'begin_search', new RespMap(['type', 'index', 'spec', new RespMap(['index', spec.keys.first])]),
-    'find_keys', new RespMap(['type', 'range', 'spec', new RespMap(['lastkey', lastkey, 'keystep', spec.keys.step, 'limit', 0])]),
-  ])];
+  const { first, last, step, numkeysAt } = spec.keys;
+  const flags = new RespSet(((spec.flagBits & kFlagWrite) !== 0 ? ['RW', 'UPDATE'] : ['RO', 'ACCESS']).map((f) => new Simple(f)));
+  const out: Reply[] = [];
+  if (first !== 0) {
+    const lastkey = last < 0 ? last : last - first;
+    out.push(new RespMap([
+      'flags', flags,
+      'begin_search', new RespMap(['type', 'index', 'spec', new RespMap(['index', first])]),
+      'find_keys', new RespMap(['type', 'range', 'spec', new RespMap(['lastkey', lastkey, 'keystep', step, 'limit', 0])]),
+    ]));
+  }
+  if (numkeysAt !== undefined) {
+    out.push(new RespMap([
+      'flags', flags,
+      'begin_search', new RespMap(['type', 'index', 'spec', new RespMap(['index', numkeysAt])]),
+      'find_keys', new RespMap(['type', 'keynum', 'spec', new RespMap(['keynumidx', 0, 'firstkey', 1, 'keystep', 1])]),
+    ]));
+  }
+  return out;
 }
+
+const simples = (names: readonly string[], prefix = ''): RespSet => new RespSet(names.map((n) => new Simple(prefix + n)));
 
 function info(spec: CommandSpec): Reply {
   return [
-    spec.name, spec.arity,
-    new RespSet(spec.flags.map((f) => new Simple(f))),
+    spec.name, spec.arity, simples(shownFlags(spec.flagBits)),
     spec.keys.first, spec.keys.last, spec.keys.step,
-    new RespSet(spec.acl.map((c) => new Simple(`@${c}`))),
-    [], keySpecs(spec),
+    simples(spec.acl, '@'), simples(spec.tips ?? []), keySpecs(spec),
     (spec.subcommands ?? []).map(info),
   ];
 }
@@ -62,6 +75,7 @@ const commandCount = defineCommand({
 
 const commandInfo = defineCommand({
   name: 'command|info', arity: -2, flags: ['loading', 'stale'], acl, since: '2.8.13',
+  tips: ['nondeterministic_output_order'],
   summary: 'Returns information about one, multiple or all commands.',
   run(s, argv) {
     if (argv.length === 2) return [...s.server.commands.all()].map(info);
@@ -71,6 +85,7 @@ const commandInfo = defineCommand({
 
 const commandDocs = defineCommand({
   name: 'command|docs', arity: -2, flags: ['loading', 'stale'], acl, since: '7.0.0',
+  tips: ['nondeterministic_output_order'],
   summary: 'Returns documentary information about one, multiple or all commands.',
   run(s, argv) {
     const out: Reply[] = [];
@@ -82,6 +97,7 @@ const commandDocs = defineCommand({
 
 const commandList = defineCommand({
   name: 'command|list', arity: -2, flags: ['loading', 'stale'], acl, since: '7.0.0',
+  tips: ['nondeterministic_output_order'],
   summary: 'Returns a list of command names.',
   run(s, argv) {
     let keep: (c: CommandSpec) => boolean = () => true;
@@ -103,14 +119,18 @@ const commandList = defineCommand({
 });
 
 const commandGetkeys = defineCommand({
-  name: 'command|getkeys', arity: -3, flags: ['loading', 'stale'], acl, since: '2.8.13',
+  name: 'command|getkeys', arity: -4, flags: ['loading', 'stale'], acl, since: '2.8.13',
   summary: 'Extracts the key names from an arbitrary command.',
   run(s, argv) {
     const args = argv.slice(2);
-    const spec = s.server.commands.lookup(args[0]);
+    let spec = s.server.commands.lookup(args[0]);
+    const container = spec?.name;
+    if (spec?.subcommands !== undefined) spec = spec.subcommands.find((c) => c.name === `${container}|${lower(args[1])}`);
     if (spec === undefined) return new RespError('ERR Invalid command specified');
+    if (spec.keys.first === 0 && spec.keys.numkeysAt === undefined) return new RespError('ERR The command has no key arguments');
     if (!arityOk(spec.arity, args.length)) return new RespError('ERR Invalid number of arguments specified for command');
     const keys = keysOf(spec, args);
+    if (keys === undefined) return new RespError('ERR Invalid arguments specified for command');
     if (keys.length === 0) return new RespError('ERR The command has no key arguments');
     return keys;
   },
@@ -120,6 +140,7 @@ const subs = [commandCount, commandInfo, commandDocs, commandList, commandGetkey
 
 export const command = defineCommand({
   name: 'command', arity: -1, flags: ['loading', 'stale'], acl, since: '2.8.13',
+  tips: ['nondeterministic_output_order'],
   summary: 'Returns detailed information about all commands.',
   subcommands: [...subs, defineCommand({
     name: 'command|help', arity: 2, flags: ['loading', 'stale'], acl, since: '5.0.0',

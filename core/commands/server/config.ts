@@ -36,6 +36,7 @@ const configGet = defineCommand({
 
 const configSet = defineCommand({
   name: 'config|set', arity: -4, flags: ['admin', 'noscript', 'loading', 'stale'], acl, since: '2.0.0',
+  tips: ['request_policy:all_nodes', 'response_policy:all_succeeded'],
   summary: 'Sets configuration parameters in-flight.',
   async run(s, argv) {
     if (argv.length % 2 !== 0) return new RespError("ERR wrong number of arguments for 'config|set' command");

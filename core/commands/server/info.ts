@@ -95,6 +95,7 @@ const kTitles: Record<string, string> = { cpu: 'CPU', commandstats: 'Commandstat
 
 export const info = defineCommand({
   name: 'info', arity: -1, flags: ['loading', 'stale', 'sentinel'], acl: ['slow', 'dangerous'],
+  tips: ['nondeterministic_output', 'request_policy:all_shards', 'response_policy:special'],
   summary: 'Returns information and statistics about the server.',
   async run(s, argv) {
     let wanted = argv.length === 1 ? kDefault : argv.slice(1).map(lower);

@@ -14,9 +14,10 @@ import { helpReply } from '../help';
 
 const acl = ['admin', 'slow', 'dangerous'];
 const flags = ['admin', 'noscript', 'loading', 'stale'] as const;
+const tips = ['nondeterministic_output', 'request_policy:all_nodes', 'response_policy:special'];
 
 const histogram = defineCommand({
-  name: 'latency|histogram', arity: -2, flags, acl, since: '7.0.0',
+  name: 'latency|histogram', arity: -2, flags, acl, tips, since: '7.0.0',
   summary: 'Returns the cumulative distribution of latencies of a subset or all commands.',
   async run(s, argv) {
     const wanted = new Set(argv.slice(2).map(lower));
@@ -38,11 +39,12 @@ const histogram = defineCommand({
   },
 });
 
-const latest = defineCommand({ name: 'latency|latest', arity: 2, flags, acl, since: '2.8.13', summary: 'Returns the latest latency samples for all events.', run: () => [] });
-const history = defineCommand({ name: 'latency|history', arity: 3, flags, acl, since: '2.8.13', summary: 'Returns timestamp-latency samples for an event.', run: () => [] });
-const reset = defineCommand({ name: 'latency|reset', arity: -2, flags, acl, since: '2.8.13', summary: 'Resets the latency data for one or more events.', run: () => 0 });
+const latest = defineCommand({ name: 'latency|latest', arity: 2, flags, acl, tips, since: '2.8.13', summary: 'Returns the latest latency samples for all events.', run: () => [] });
+const history = defineCommand({ name: 'latency|history', arity: 3, flags, acl, tips, since: '2.8.13', summary: 'Returns timestamp-latency samples for an event.', run: () => [] });
+const reset = defineCommand({ name: 'latency|reset', arity: -2, flags, acl,
+  tips: ['request_policy:all_nodes', 'response_policy:all_succeeded'], since: '2.8.13', summary: 'Resets the latency data for one or more events.', run: () => 0 });
 const doctor = defineCommand({
-  name: 'latency|doctor', arity: 2, flags, acl, since: '2.8.13', summary: 'Returns a human-readable latency analysis report.',
+  name: 'latency|doctor', arity: 2, flags, acl, tips, since: '2.8.13', summary: 'Returns a human-readable latency analysis report.',
   run: () => 'Dave, no latency spike was observed during the lifetime of this PostRESP instance (the latency monitor is not implemented; see LATENCY HISTOGRAM and /metrics).',
 });
 

@@ -14,6 +14,7 @@ export const enum SetOp { Inter = 1, Union = 2, Diff = 3 }
 function combine(name: string, op: SetOp, summary: string, complexity: string): CommandSpec {
   return defineCommand({
     name, arity: -2, flags: ['readonly'], keys: kAllKeys, acl: ['read', 'set', 'slow'], group: 'set', since: '1.0.0',
+    tips: ['nondeterministic_output_order'],
     summary, complexity,
     run: (s, argv) => exec(s, kSetSql.combine, [dbArg(s), String(op), encodeBufferArray(argv.slice(1)), '0', nowArg()],
       (rows) => (rows.length === 0 ? new RespSet([]) : statusReply({}, () => new RespSet(rows.map((r) => r[1] as Buffer)))(rows))),

@@ -9,14 +9,14 @@ import { eqIgnoreCase } from '../args';
 import { parseNumKeys, positiveLong } from '../collection/args';
 import { encodeBufferArray, dbArg, exec, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
-import { kNoKeys } from '../spec';
+import { kCountedKeys } from '../spec';
 import { kSetSql } from './sql';
 import { SetOp } from './sinter';
 
 const kLimitNegative = new RespError('ERR LIMIT can\'t be negative');
 
 export const sintercard = defineCommand({
-  name: 'sintercard', arity: -3, flags: ['readonly'], keys: kNoKeys, acl: ['read', 'set', 'slow'],
+  name: 'sintercard', arity: -3, flags: ['readonly'], keys: kCountedKeys, acl: ['read', 'set', 'slow'],
   group: 'set', since: '7.0.0', summary: 'Returns the number of members of the intersect of multiple sets.',
   complexity: 'O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.',
   run(s, argv) {

@@ -14,6 +14,7 @@ import { kSetSql } from './sql';
 
 export const srandmember = defineCommand({
   name: 'srandmember', arity: -2, flags: ['readonly'], keys: kOneKey, acl: ['read', 'set', 'slow'],
+  tips: ['nondeterministic_output'],
   group: 'set', since: '1.0.0', summary: 'Get one or multiple random members from a set',
   complexity: 'Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.',
   run(s, argv) {

@@ -11,6 +11,7 @@ import { kSetSql } from './sql';
 
 export const sscan = defineCommand({
   name: 'sscan', arity: -3, flags: ['readonly'], keys: kOneKey, acl: ['read', 'set', 'slow'],
+  tips: ['nondeterministic_output'],
   group: 'set', since: '2.8.0', summary: 'Iterates over members of a set.',
   complexity: 'O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.',
   run: (s, argv) => elementScan(s, argv, kSetSql.scan, KeyType.Set, false),

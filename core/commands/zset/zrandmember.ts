@@ -15,6 +15,7 @@ import { kZsetSql } from './sql';
 
 export const zrandmember = defineCommand({
   name: 'zrandmember', arity: -2, flags: ['readonly'], keys: kOneKey, acl: ['read', 'sortedset', 'slow'],
+  tips: ['nondeterministic_output'],
   group: 'sorted-set', since: '6.2.0', summary: 'Returns one or more random members from a sorted set.',
   complexity: 'O(N) where N is the number of members returned',
   run(s, argv) {

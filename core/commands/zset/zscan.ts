@@ -19,6 +19,7 @@ function scoreText(x: number): string {
 
 export const zscan = defineCommand({
   name: 'zscan', arity: -3, flags: ['readonly'], keys: kOneKey, acl: ['read', 'sortedset', 'slow'],
+  tips: ['nondeterministic_output'],
   group: 'sorted-set', since: '2.8.0', summary: 'Iterates over members and scores of a sorted set.',
   complexity: 'O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.',
   run: (s, argv) => elementScan(s, argv, kZsetSql.scan, KeyType.Zset, true, (v) => scoreText(v as number)),

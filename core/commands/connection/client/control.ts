@@ -67,9 +67,9 @@ export const clientReply = defineCommand({
   },
 });
 
-function onOff(name: 'noEvict' | 'noTouch', cmd: string, since: string, summary: string) {
+function onOff(name: 'noEvict' | 'noTouch', cmd: string, admin: boolean, since: string, summary: string) {
   return defineCommand({
-    name: cmd, arity: 3, flags: ['admin', 'noscript', 'loading', 'stale'], acl: ['admin', 'slow', 'dangerous', 'connection'],
+    name: cmd, arity: 3, flags: admin ? ['admin', 'noscript', 'loading', 'stale'] : ['noscript', 'loading', 'stale'], acl: ['connection'],
     group, since, summary,
     run(s: Session, argv) {
       const v = lower(argv[2]);
@@ -81,5 +81,5 @@ function onOff(name: 'noEvict' | 'noTouch', cmd: string, since: string, summary:
 }
 
 // no eviction and no LRU/LFU here: the flags are kept and shown in CLIENT LIST, nothing more
-export const clientNoEvict = onOff('noEvict', 'client|no-evict', '7.0.0', 'Sets the client eviction mode of the connection.');
-export const clientNoTouch = onOff('noTouch', 'client|no-touch', '7.2.0', 'Controls whether commands sent by the client affect the LRU/LFU of accessed keys.');
+export const clientNoEvict = onOff('noEvict', 'client|no-evict', true, '7.0.0', 'Sets the client eviction mode of the connection.');
+export const clientNoTouch = onOff('noTouch', 'client|no-touch', false, '7.2.0', 'Controls whether commands sent by the client affect the LRU/LFU of accessed keys.');

@@ -52,12 +52,14 @@ export const clientSetinfo = defineCommand({
 
 export const clientInfo = defineCommand({
   name: 'client|info', arity: 2, flags: ['noscript', 'loading', 'stale'], acl, group, since: '6.2.0',
+  tips: ['nondeterministic_output'],
   summary: 'Returns information about the connection.',
   run: (s) => new RespVerbatim('txt', `${s.describe()}\n`),
 });
 
 export const clientList = defineCommand({
   name: 'client|list', arity: -2, flags: ['admin', 'noscript', 'loading', 'stale'], acl: ['admin', 'slow', 'dangerous', 'connection'],
+  tips: ['nondeterministic_output'],
   group, since: '2.4.0', summary: 'Lists open connections.',
   async run(s, argv) {
     let type: string | undefined;
