@@ -1,26 +1,26 @@
-// What a failed start quotes: the last lines of the embedded server's logs in <data>/log, the
-// logging collector's daily file and postmaster.log (what the postmaster printed before the
-// collector took over: bind and shared-memory failures).
+// What a failed start quotes: the last lines of the embedded server's two logs in <data>/log.
+//   postgresql-<Mon..Sun>.log  the logging collector's daily file (earlier starts too)
+//   postmaster.log             this start only (each start truncates it): what the postmaster
+//                              printed before the collector ran, without a log_line_prefix when
+//                              it came from an early check (missing pg_control), and bind and
+//                              shared-memory failures
+// Each is quoted on its own: merged by timestamp, the early lines (no timestamp) fell out.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
 export async function logTail(logDir: string, lines = 12): Promise<string> {
-  const names = (await fs.readdir(logDir).catch(() => [] as string[])).map((n) => path.join(logDir, n));
-  const dated = await Promise.all(names.map(async (f) => ({ f, t: (await fs.stat(f)).mtimeMs })));
-  const newest = dated.sort((a, b) => b.t - a.t).slice(0, 2).reverse();
-  const texts = await Promise.all(newest.map(({ f }) => fs.readFile(f, 'utf8').catch(() => '')));
-  // One start writes to both (postmaster.log until the collector runs, then the daily file), and
-  // the daily file also holds earlier starts: order lines by the timestamp that starts them
-  // (log_line_prefix '%m [%p] '), a line without one staying after the line before it.
-  const timed = texts.flatMap((text) => {
-    let ts = '';
-    return text.split('\n').filter((l) => l.trim()).map((line) => ({ ts: (ts = kTimestamp.exec(line)?.[0] ?? ts), line }));
-  });
-  timed.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0));
-  return timed.slice(-lines).map((t) => t.line).join('\n');
+  const names = await fs.readdir(logDir).catch(() => [] as string[]);
+  const daily = await Promise.all(names.filter((n) => n.startsWith('postgresql-'))
+    .map(async (n) => ({ n, t: (await fs.stat(path.join(logDir, n)).catch(() => ({ mtimeMs: 0 }))).mtimeMs })));
+  const newest = daily.sort((a, b) => b.t - a.t)[0]?.n;
+  const parts: string[] = [];
+  for (const name of [newest, 'postmaster.log']) {
+    if (name === undefined) continue;
+    const text = (await fs.readFile(path.join(logDir, name), 'utf8').catch(() => '')).trimEnd();
+    if (text) parts.push(`[${name}]\n${text.split('\n').slice(-lines).join('\n')}`);
+  }
+  return parts.join('\n');
 }
-
-const kTimestamp = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}/;
 
 // True once the last lines of the logs contain `text`, false after ms.
 export async function waitLogged(logDir: string, text: string, ms: number): Promise<boolean> {
