@@ -42,13 +42,18 @@ async function main(): Promise<void> {
   const sweeperPg = new PrimaryPg(storage.url, storage.startupOptions);
   const sweeper = new Sweeper(sweeperPg, { log });
   const embedded = storage.embedded; // supervised: restarted when it dies (docs/postgres.md)
-  server.infoSections = async () => ({
-    persistence: [['postresp_storage_mode', storage.storageMode], ['postresp_schema', storage.schema],
-      ['postresp_postgres', storage.source.replace(/\s+/g, ' ')], ['postresp_postgres_version', storage.serverVersion],
-      ...(embedded ? [['postresp_postgres_restarts', embedded.restarts], ['postresp_postgres_restart_failures', embedded.failures]] as [string, number][] : [])],
-    keyspace: await keyspace.keyspace(),
-    stats: [['expired_keys', sweeper.deleted]],
-  });
+  server.infoSections = async () => {
+    const persistence: [string, string | number][] = [['postresp_storage_mode', storage.storageMode],
+      ['postresp_schema', storage.schema], ['postresp_postgres', storage.source.replace(/\s+/g, ' ')],
+      ['postresp_postgres_version', storage.serverVersion]];
+    if (embedded) persistence.push(['postresp_postgres_restarts', embedded.restarts], ['postresp_postgres_restart_failures', embedded.failures]);
+    // Postgres down: INFO still answers, with the restart counts and why there is no keyspace
+    const counts = await keyspace.keyspace().catch((e: Error) => {
+      persistence.push(['postresp_storage_error', e.message.replace(/\s+/g, ' ')]);
+      return [];
+    });
+    return { persistence, keyspace: counts, stats: [['expired_keys', sweeper.deleted]] };
+  };
   // after the workers closed their clients and lanes: stop the embedded Postgres, then exit
   server.onStopped.push(async () => {
     await sweeper.stop();
