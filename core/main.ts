@@ -41,12 +41,19 @@ async function main(): Promise<void> {
   // active expiry on a connection of its own; POSTRESP_ACTIVE_EXPIRE=no turns it off (benchmarks)
   const sweeperPg = new PrimaryPg(storage.url, storage.startupOptions);
   const sweeper = new Sweeper(sweeperPg, { log });
-  server.infoSections = async () => ({
-    persistence: [['postresp_storage_mode', storage.storageMode], ['postresp_schema', storage.schema],
-      ['postresp_postgres', storage.source.replace(/\s+/g, ' ')], ['postresp_postgres_version', storage.serverVersion]],
-    keyspace: await keyspace.keyspace(),
-    stats: [['expired_keys', sweeper.deleted]],
-  });
+  const embedded = storage.embedded; // supervised: restarted when it dies (docs/postgres.md)
+  server.infoSections = async () => {
+    const persistence: [string, string | number][] = [['postresp_storage_mode', storage.storageMode],
+      ['postresp_schema', storage.schema], ['postresp_postgres', storage.source.replace(/\s+/g, ' ')],
+      ['postresp_postgres_version', storage.serverVersion]];
+    if (embedded) persistence.push(['postresp_postgres_restarts', embedded.restarts], ['postresp_postgres_restart_failures', embedded.failures]);
+    // Postgres down: INFO still answers, with the restart counts and why there is no keyspace
+    const counts = await keyspace.keyspace().catch((e: Error) => {
+      persistence.push(['postresp_storage_error', e.message.replace(/\s+/g, ' ')]);
+      return [];
+    });
+    return { persistence, keyspace: counts, stats: [['expired_keys', sweeper.deleted]] };
+  };
   // after the workers closed their clients and lanes: stop the embedded Postgres, then exit
   server.onStopped.push(async () => {
     await sweeper.stop();
@@ -78,7 +85,8 @@ async function main(): Promise<void> {
         const d = server.infoData();
         return { connectedClients: d.connectedClients, totalConnectionsReceived: d.totalConnectionsReceived,
           rejectedConnections: d.rejectedConnections, workerRestarts: d.workerRestarts,
-          uptimeSeconds: Math.floor((Date.now() - server.startedAt) / 1000), sweeperDeleted: sweeper.deleted };
+          uptimeSeconds: Math.floor((Date.now() - server.startedAt) / 1000), sweeperDeleted: sweeper.deleted,
+          embeddedPg: embedded && { up: embedded.state === 'up', restarts: embedded.restarts, failures: embedded.failures } };
       },
       pgAlive: () => Promise.race([
         primaryPg.query('SELECT 1').then(() => true, () => false),

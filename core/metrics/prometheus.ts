@@ -13,6 +13,7 @@ export interface PrimaryFigures {
   workerRestarts: number;
   uptimeSeconds: number;
   sweeperDeleted: number;
+  embeddedPg?: { up: boolean; restarts: number; failures: number }; // only for a server we started
 }
 
 class Out {
@@ -78,5 +79,13 @@ export function renderMetrics(workers: WorkerStats[], p: PrimaryFigures): string
   o.sample('postresp_pg_reconnects_total', {}, lanes.reduce((a, l) => a + l.stats.reconnects, 0));
   o.head('postresp_sweeper_deleted_total', 'counter', 'Expired keys deleted by the active sweeper.');
   o.sample('postresp_sweeper_deleted_total', {}, p.sweeperDeleted);
+  if (p.embeddedPg) {
+    o.head('postresp_embedded_pg_up', 'gauge', 'Whether the embedded PostgreSQL is running (0 while it is restarted).');
+    o.sample('postresp_embedded_pg_up', {}, p.embeddedPg.up ? 1 : 0);
+    o.head('postresp_embedded_pg_restarts_total', 'counter', 'Restarts of the embedded PostgreSQL after it died.');
+    o.sample('postresp_embedded_pg_restarts_total', {}, p.embeddedPg.restarts);
+    o.head('postresp_embedded_pg_restart_failures_total', 'counter', 'Restart attempts that failed.');
+    o.sample('postresp_embedded_pg_restart_failures_total', {}, p.embeddedPg.failures);
+  }
   return `${o.lines.join('\n')}\n`;
 }

@@ -16,6 +16,17 @@ export function sharedBuffersMiB(totalBytes = os.totalmem()): number {
   return Math.min(1024, Math.max(128, Math.floor(totalBytes / 8 / kMiB)));
 }
 
+// Crash recovery first syncs the data folder. File by file (fsync, the default) took 1.3–2.1 s
+// here before redo even started (kill -9 right after writing 50k rows); syncfs() of the file
+// system 0.04–0.11 s, and the whole restart went from 1.7–2.6 s to 0.65–0.8 s. Linux 5.8+ only:
+// older kernels do not report write errors to syncfs() callers (PostgreSQL's documentation), and
+// other systems lack it (the value would be refused). It also flushes other programs' dirty pages
+// on the same file system: on one busy with someone else's writes, it can be the slower choice.
+export function recoverySyncMethod(platform: string = process.platform, release: string = os.release()): 'syncfs' | 'fsync' {
+  const [major, minor] = release.split('.').map((n) => parseInt(n, 10));
+  return platform === 'linux' && (major > 5 || (major === 5 && minor >= 8)) ? 'syncfs' : 'fsync';
+}
+
 export function serverSettings(socketDir: string): Record<string, string> {
   return {
     listen_addresses: '127.0.0.1', // embedded means local only; remote use goes through --pg-url
@@ -57,6 +68,7 @@ export function serverSettings(socketDir: string): Record<string, string> {
     commit_siblings: '1',
     fsync: 'on',
     full_page_writes: 'on',
+    recovery_init_sync_method: recoverySyncMethod(), // restart after kill -9 (embedded-supervisor.ts)
     // Point lookups and batched upserts gain nothing from parallel plans; on 2 cores a parallel
     // worker only steals CPU from the backends serving other lanes.
     max_parallel_workers_per_gather: '0',

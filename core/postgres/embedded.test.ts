@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { withPg } from '../../test/support/pg';
 import { NativePgConnection } from '../pg-driver/native-conn';
 import { socketDirFor, startEmbeddedPostgres } from './embedded';
+import { recoverySyncMethod } from './embedded-settings';
 import { PostgresSetupError } from './errors';
 
 // A zombie (exited, not yet reaped: PID 1 in a container may never reap) counts as gone.
@@ -47,6 +48,7 @@ describe('startEmbeddedPostgres', () => {
         assert.equal(await show('synchronous_commit'), 'on');
         assert.equal(await show('max_connections'), '200');
         assert.equal(await show('wal_writer_delay'), '20ms');
+        assert.equal(await show('recovery_init_sync_method'), recoverySyncMethod());
         await c.query('CREATE TABLE survives (v text)');
         await c.query(`INSERT INTO survives VALUES ('before restart')`);
         assert.equal((await c.query('SELECT host(inet_server_addr()) AS a')).rows[0].a, '127.0.0.1');

@@ -4,11 +4,13 @@
 // detects readiness by matching an English log line, and leaves the server running forever when
 // the parent is killed.
 //
-//   start: data folder missing/empty → initdb (embedded-init.ts)
+//   start: data folder missing/empty → initdb (embedded-init.ts), unless existingOnly (restarts)
 //          stale postmaster.pid → removed; live one → POSTRESP_ERR_PG_DATADIR_IN_USE
+//          leftover children of a killed postmaster → SIGKILL (embedded-orphans.ts)
 //          spawn postgres (as the data folder's owner when we are root; detached; pdeathsig)
 //          poll postmaster.pid until status "ready" → { url, port, stop }
 //   stop:  SIGINT (fast shutdown: open transactions roll back, a checkpoint is written) → exit
+//   exit without stop() (kill -9, OOM, PANIC) → onExit; embedded-supervisor.ts restarts it
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import net from 'node:net';
@@ -16,6 +18,8 @@ import path from 'node:path';
 import { PostgresSetupError } from './errors';
 import { initialiseDataDir, kPasswordFile, kSuperuser, loadEmbeddedPostgres } from './embedded-init';
 import { ensureReachable, findSetpriv, OsIds, runningAsRoot } from './embedded-os';
+import { logTail, waitLogged } from './embedded-log';
+import { killOrphans, orphansGone } from './embedded-orphans';
 import { clearStalePidFile, readPidFile } from './embedded-pidfile';
 import { settingsArgs } from './embedded-settings';
 
@@ -24,6 +28,11 @@ export interface EmbeddedOptions {
   port?: number; // 0 or undefined: a free port on 127.0.0.1
   log?: (line: string) => void;
   settings?: Record<string, string>; // server settings overriding embedded-settings.ts
+  // A restart must find the cluster it restarts: an empty or vanished folder is an error, never
+  // a fresh initdb that would serve an empty keyspace to clients connected to the old one.
+  existingOnly?: boolean;
+  signal?: AbortSignal; // abort a start: a postmaster already spawned gets SIGINT and is waited for
+  onExit?: (code: number | null, signal: NodeJS.Signals | null) => void; // exited without stop()
 }
 
 export interface EmbeddedPostgres {
@@ -49,6 +58,7 @@ const kStartTimeoutMs = 300_000;
 const kStopTimeoutMs = 60_000; // then SIGQUIT: immediate stop, crash recovery on next start
 const kPollMs = 20;
 const kAttempts = 5;
+const kLoggerDrainMs = 2_000;
 
 export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<EmbeddedPostgres> {
   const log = opts.log ?? (() => undefined);
@@ -57,6 +67,10 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   const { postgresBin, major } = await loadEmbeddedPostgres();
   let initdbMs: number | undefined;
   if (!(await hasCluster(dataDir, major))) {
+    if (opts.existingOnly) {
+      throw new PostgresSetupError('POSTRESP_ERR_PG_DATADIR', `the data folder ${dataDir} is empty or gone: ` +
+        'refusing to initialise a new, empty cluster in place of the one that was running. Restore it, or restart PostRESP');
+    }
     log(`initialising a new PostgreSQL ${major} cluster in ${dataDir}`);
     await initialiseDataDir(dataDir, log);
     initdbMs = Math.round(performance.now() - t0);
@@ -66,10 +80,12 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   const password = await readPassword(dataDir);
   const setpriv = await findSetpriv();
   for (let attempt = 1; ; attempt++) {
+    throwIfAborted(opts.signal);
     await clearStalePidFile(dataDir, log);
+    await killOrphans(dataDir, log);
     const port = opts.port || (await freePort());
     try {
-      const child = await launch({ dataDir, port, runAs, setpriv, postgresBin, settings: opts.settings });
+      const child = await launch({ dataDir, port, runAs, setpriv, postgresBin, settings: opts.settings, signal: opts.signal });
       const startMs = Math.round(performance.now() - t0);
       log(`PostgreSQL ${major} ready on 127.0.0.1:${port} (pid ${child.pid}) in ${startMs} ms`);
       const url = `postgres://${kSuperuser}:${password}@127.0.0.1:${port}/postgres`;
@@ -78,18 +94,25 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
       const localUrl = socketDir === undefined ? url
         : `postgres://${kSuperuser}:${password}@${encodeURIComponent(socketDir)}:${port}/postgres`;
       return { url, localUrl, port, pid: child.pid!, dataDir, socketDir,
-        logDir: path.join(dataDir, 'log'), startMs, initdbMs, stop: stopper(child, log) };
+        logDir: path.join(dataDir, 'log'), startMs, initdbMs, stop: stopper(child, log, opts.onExit) };
     } catch (err) {
       const text = String((err as Error).message);
       // Port picked by us and taken in between, or shared memory still held by backends of a
-      // postmaster that was just kill -9'd (they exit once they notice it is gone).
+      // postmaster that was just kill -9'd (killOrphans ends them on Linux; elsewhere they exit
+      // once they notice it is gone).
       const retriable = (!opts.port && /could not bind|Address already in use|could not create lock file/.test(text)) ||
         /pre-existing shared memory block/.test(text);
-      if (!retriable || attempt === kAttempts) throw err;
+      if (!retriable || attempt === kAttempts || opts.signal?.aborted) throw err;
       log(`start attempt ${attempt} failed, retrying: ${text.split('\n')[0]}`);
       await new Promise((r) => setTimeout(r, 200 * attempt));
     }
   }
+}
+
+const aborted = () => new PostgresSetupError('POSTRESP_ERR_PG_START', 'embedded PostgreSQL start aborted: PostRESP is stopping');
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw aborted();
 }
 
 async function hasCluster(dataDir: string, major: string): Promise<boolean> {
@@ -158,6 +181,7 @@ interface LaunchSpec {
   setpriv: string | undefined;
   postgresBin: string;
   settings: Record<string, string> | undefined;
+  signal: AbortSignal | undefined;
 }
 
 async function launch(spec: LaunchSpec): Promise<ChildProcess> {
@@ -173,6 +197,7 @@ async function launch(spec: LaunchSpec): Promise<ChildProcess> {
   if (spec.runAs !== undefined) await fh.chown(spec.runAs.uid, spec.runAs.gid);
   let child: ChildProcess;
   try {
+    throwIfAborted(spec.signal);
     child = spawn(spec.setpriv ?? spec.postgresBin,
       spec.setpriv ? ['--pdeathsig', 'INT', '--', spec.postgresBin, ...args] : args,
       // detached: own process group, so a Ctrl-C meant for PostRESP does not reach Postgres
@@ -181,30 +206,44 @@ async function launch(spec: LaunchSpec): Promise<ChildProcess> {
   } finally {
     await fh.close();
   }
-  await waitReady(child, dataDir);
+  await waitReady(child, dataDir, spec.signal);
   return child;
 }
 
-function waitReady(child: ChildProcess, dataDir: string): Promise<void> {
+function waitReady(child: ChildProcess, dataDir: string, abort: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     let settled = false;
-    const fail = async (why: string) => {
+    // Aborted: fast shutdown (it also ends a crash recovery in progress); the promise settles on
+    // the exit below, so no postmaster outlives an aborted start.
+    const onAbort = () => { child.kill('SIGINT'); };
+    if (abort?.aborted) onAbort(); // aborted between spawn and here
+    else abort?.addEventListener('abort', onAbort, { once: true });
+    const fail = async (why: string, exitCode?: number | null) => {
       if (settled) return;
       settled = true;
       clearInterval(timer);
-      const tail = await logTail(path.join(dataDir, 'log'));
+      abort?.removeEventListener('abort', onAbort);
+      if (abort?.aborted) {
+        await orphansGone(dataDir, kLoggerDrainMs); // its logging collector exits last
+        return reject(aborted());
+      }
+      // A postmaster giving up logs this last, through its logging collector, which may write it
+      // after the exit: measured, a failed bind's FATAL was missing from the tail without the wait.
+      const logDir = path.join(dataDir, 'log');
+      if (typeof exitCode === 'number') await waitLogged(logDir, `[${child.pid}] LOG:  database system is shut down`, kLoggerDrainMs);
       reject(new PostgresSetupError('POSTRESP_ERR_PG_START', `embedded PostgreSQL ${why}. Its log ` +
-        `(${path.join(dataDir, 'log')}) ends with:\n${tail}`));
+        `(${logDir}) ends with:\n${await logTail(logDir)}`));
     };
     child.once('error', (err) => void fail(`could not be spawned: ${err.message}`));
-    child.once('exit', (code, signal) => void fail(`exited during start (code ${code}, signal ${signal})`));
+    child.once('exit', (code, signal) => void fail(`exited during start (code ${code}, signal ${signal})`, code));
     const timer = setInterval(async () => {
       const info = await readPidFile(dataDir);
       if (settled) return;
-      if (info !== undefined && info.pid === child.pid && info.status === 'ready') {
+      if (info !== undefined && info.pid === child.pid && info.status === 'ready' && !abort?.aborted) {
         settled = true;
         clearInterval(timer);
+        abort?.removeEventListener('abort', onAbort);
         child.removeAllListeners('exit').removeAllListeners('error');
         resolve();
       } else if (Date.now() - started > kStartTimeoutMs) {
@@ -215,26 +254,24 @@ function waitReady(child: ChildProcess, dataDir: string): Promise<void> {
   });
 }
 
-async function logTail(logDir: string, lines = 12): Promise<string> {
-  const names = (await fs.readdir(logDir).catch(() => [] as string[])).map((n) => path.join(logDir, n));
-  const dated = await Promise.all(names.map(async (f) => ({ f, t: (await fs.stat(f)).mtimeMs })));
-  const newest = dated.sort((a, b) => b.t - a.t).slice(0, 2).reverse();
-  const texts = await Promise.all(newest.map(({ f }) => fs.readFile(f, 'utf8').catch(() => '')));
-  return texts.join('').trimEnd().split('\n').slice(-lines).join('\n');
-}
+type OnExit = EmbeddedOptions['onExit'];
 
-function stopper(child: ChildProcess, log: (line: string) => void): () => Promise<void> {
+function stopper(child: ChildProcess, log: (line: string) => void, onUnexpectedExit: OnExit): () => Promise<void> {
   let exited = false;
   let stopping: Promise<void> | undefined;
-  const exitedPromise = new Promise<void>((resolve) => child.once('exit', (code, signal) => {
-    exited = true;
-    if (stopping === undefined) log(`embedded PostgreSQL exited on its own (code ${code}, signal ${signal})`);
-    resolve();
-  }));
   // A parent that exits without stop() still sends the fast-shutdown signal ('exit' handlers run
   // synchronously; process.kill is synchronous). kill -9 of the parent is covered by pdeathsig.
   const onExit = () => { if (!exited) child.kill('SIGINT'); };
   process.on('exit', onExit);
+  const exitedPromise = new Promise<void>((resolve) => child.once('exit', (code, signal) => {
+    exited = true;
+    process.removeListener('exit', onExit); // one per start: a supervised server starts many times
+    if (stopping === undefined) {
+      log(`embedded PostgreSQL (pid ${child.pid}) exited on its own (code ${code}, signal ${signal})`);
+      onUnexpectedExit?.(code, signal);
+    }
+    resolve();
+  }));
   child.unref(); // a forgotten stop() must not keep Node alive: onExit then stops the server
   return () => {
     stopping ??= (async () => {

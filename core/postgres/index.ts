@@ -3,6 +3,8 @@ export { checkConnection, connectClient, describePgUrl, mapPgError, resolvePgTar
 export type { PgTarget, PgTargetSource } from './connect';
 export { startEmbeddedPostgres } from './embedded';
 export type { EmbeddedOptions, EmbeddedPostgres } from './embedded';
+export { kSupervisorDefaults, SupervisedPostgres } from './embedded-supervisor';
+export type { SupervisorOptions, SupervisorState } from './embedded-supervisor';
 export { PostgresSetupError } from './errors';
 export type { PgErrorCode } from './errors';
 export { kMigrations, kSchemaVersion, migrate } from './migrations';

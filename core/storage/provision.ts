@@ -1,11 +1,12 @@
 /**
  * Start-up of the keyspace: pick the Postgres (flag, DATABASE_URL, PG* variables, or the embedded
- * one), check it answers, run migrations, install the server-side functions.
+ * one, supervised: restarted when it dies), check it answers, run migrations, install the
+ * server-side functions.
  */
 import path from 'node:path';
 import type { Config } from '../config/config';
 import { checkConnection, connectClient, resolvePgTarget } from '../postgres/connect';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../postgres/embedded';
+import { SupervisedPostgres } from '../postgres/embedded-supervisor';
 import { migrate } from '../postgres/migrations';
 import { startupOptions, type StorageMode } from '../postgres/schema';
 import { installFunctions } from './functions';
@@ -16,13 +17,13 @@ export interface Provisioned {
   storageMode: StorageMode;
   startupOptions: string;
   source: string;
-  embedded: EmbeddedPostgres | undefined;
+  embedded: SupervisedPostgres | undefined; // undefined for a server we did not start
   serverVersion: string;
 }
 
 export async function provisionStorage(config: Config, log: (line: string) => void): Promise<Provisioned> {
   const target = resolvePgTarget(config.str('pg-url') || undefined);
-  let embedded: EmbeddedPostgres | undefined;
+  let embedded: SupervisedPostgres | undefined;
   let url: string;
   let source: string;
   if (target) {
@@ -31,9 +32,10 @@ export async function provisionStorage(config: Config, log: (line: string) => vo
   } else {
     const dataDir = path.resolve(config.str('data-dir'));
     log(`no Postgres configured: starting the embedded PostgreSQL in ${dataDir}`);
-    embedded = await startEmbeddedPostgres({ dataDir, log });
-    url = embedded.localUrl;
-    source = `embedded (${dataDir}, port ${embedded.port}${embedded.socketDir ? ', Unix socket' : ''})`;
+    embedded = await SupervisedPostgres.start({ dataDir, log });
+    const pg = embedded.current;
+    url = pg.localUrl;
+    source = `embedded (${dataDir}, port ${pg.port}${pg.socketDir ? ', Unix socket' : ''})`;
   }
   try {
     const { serverVersion } = await checkConnection(url);

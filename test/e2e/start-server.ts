@@ -19,11 +19,15 @@ export function uniqueSchema(prefix: string): string {
   return `${prefix}_${process.pid}_${++counter}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
 }
 
-export async function startServer(args: string[] = [], opts: { schema?: string; timeoutMs?: number } = {}): Promise<RunningServer> {
-  const pg = process.env.DATABASE_URL ? ['--pg-url', process.env.DATABASE_URL] : [];
+// embedded: the server starts its own PostgreSQL (pass --data-dir): nothing that would select
+// another server (--pg-url, DATABASE_URL, PGHOST, PGDATABASE) reaches it.
+export async function startServer(args: string[] = [], opts: { schema?: string; timeoutMs?: number; embedded?: boolean } = {}): Promise<RunningServer> {
+  const pg = process.env.DATABASE_URL && !opts.embedded ? ['--pg-url', process.env.DATABASE_URL] : [];
   const schema = ['--schema', opts.schema ?? uniqueSchema('e2e')];
+  const env = { ...process.env };
+  if (opts.embedded) for (const name of ['DATABASE_URL', 'PGHOST', 'PGDATABASE']) delete env[name];
   const child = spawn(process.execPath, [kMain, '--port', '0', '--loglevel', 'warning', ...pg, ...schema, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'], env,
   });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
