@@ -49,8 +49,13 @@ export type ReplyMode = 'on' | 'off' | 'skip';
 /** A command queued between MULTI and EXEC, already resolved and arity-checked. */
 export interface QueuedCommand { spec: import('./commands/spec').CommandSpec; argv: Buffer[] }
 
-/** A key WATCHed, with the version seen then (null: absent or expired). */
-export interface WatchedKey { db: number; key: Buffer; version: string | null }
+/**
+ * A key WATCHed: the kv.version EXEC compares, of the live key or, for a key absent or expired
+ * then, of its watch mark (core/storage/functions-watch.ts), which the session releases when done.
+ * WATCH adds it at once and fills it when Postgres answers (`pending` until then), so commands
+ * pipelined behind WATCH (MULTI … EXEC, UNWATCH) find it.
+ */
+export interface WatchedKey { db: number; key: Buffer; version: string; mark: boolean; pending: PromiseLike<unknown> | undefined }
 
 export interface Session {
   readonly id: number;

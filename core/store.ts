@@ -41,8 +41,10 @@ export interface KeyStore {
   del(s: Session, keys: Buffer[]): PendingReply;
   exists(s: Session, keys: Buffer[]): PendingReply;
   incrBy(s: Session, key: Buffer, delta: bigint): PendingReply;
-  /** the current version of each key (null when absent or expired), for WATCH */
-  versions(s: Session, keys: Buffer[]): Promise<(string | null)[]>;
+  /** WATCH: adds the keys (of the session's db) to s.watched at once; OK once they are filled */
+  watch(s: Session, keys: Buffer[]): PendingReply;
+  /** the session stops watching these (EXEC, DISCARD, UNWATCH, RESET, disconnect): marks released */
+  unwatch(s: Session, watched: WatchedKey[]): void;
   /**
    * MULTI/EXEC: runs `body` (which calls store methods) and sends every statement it produced as
    * one Postgres transaction, after checking that no watched key changed. Resolves to the body's

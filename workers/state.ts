@@ -13,6 +13,7 @@ import type { ClientFilter, InfoData, ServerContext } from '../core/session';
 import { Client } from './client';
 import { matchesFilter } from './client-filter';
 import { Store } from './storage/store';
+import { unwatchAll } from '../core/commands/transactions/watch';
 import { newHistogram, record as recordLatency } from '../core/metrics/log2-histogram';
 
 export function emptyStats(): WorkerStats {
@@ -79,6 +80,7 @@ export class WorkerState implements ServerContext {
   }
 
   onClientClosed(client: Client): void {
+    unwatchAll(client);
     if (this.clients.delete(client.id)) {
       this.stats.connectedClients = this.clients.size;
       try { this.port.postMessage({ type: 'closed', id: client.id }); } catch { /* primary gone */ }

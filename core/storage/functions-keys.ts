@@ -16,6 +16,8 @@
  *
  * move_key / copy_key status: -1 = no such source key, 0 = not done (destination exists), 1 = done.
  */
+import { kWatchMark } from './functions-watch';
+
 const kChildTables = ['hashes', 'lists', 'sets', 'zsets'];
 
 export function keyFunctions(s: string): string[] {
@@ -124,7 +126,10 @@ export function keyFunctions(s: string): string[] {
     // scratch. EXCLUSIVE, not SHARE ROW EXCLUSIVE: that one admits SELECT … FOR UPDATE, whose
     // transaction would then wait for our table lock while we wait for its row: a deadlock.
     // kv rows and child rows change db in place (no foreign key between them since migration 4).
-    `CREATE OR REPLACE FUNCTION ${s}.swap_db(p_a int2, p_b int2) RETURNS void LANGUAGE plpgsql AS $f$
+    // WATCH marks (functions-watch.ts) stay in their database: Redis touches a watched key when
+    // it is live on either side, so a mark whose key is live on the other side goes (its
+    // watchers' EXEC fails); an expired row that would land on a mark goes first (lazy expiry).
+    `CREATE OR REPLACE FUNCTION ${s}.swap_db(p_a int2, p_b int2, p_now int8) RETURNS void LANGUAGE plpgsql AS $f$
      DECLARE c record; step int2[];
      BEGIN
        IF p_a = p_b THEN RETURN; END IF;
@@ -132,13 +137,21 @@ export function keyFunctions(s: string): string[] {
        FOR c IN SELECT * FROM ${s}.kv_children() LOOP
          EXECUTE format('LOCK TABLE %s IN EXCLUSIVE MODE', c.tbl);
        END LOOP;
+       DELETE FROM ${s}.kv m WHERE m.db IN (p_a, p_b) AND m.expires_at <= 0 AND m.type = ${kWatchMark}
+         AND EXISTS (SELECT 1 FROM ${s}.kv o WHERE o.db = CASE WHEN m.db = p_a THEN p_b ELSE p_a END AND o.key = m.key
+           AND ${live('o')});
+       DELETE FROM ${s}.kv o WHERE o.db IN (p_a, p_b) AND o.expires_at <= p_now AND o.type <> ${kWatchMark}
+         AND EXISTS (SELECT 1 FROM ${s}.kv m WHERE m.db = CASE WHEN o.db = p_a THEN p_b ELSE p_a END AND m.key = o.key
+           AND m.expires_at <= 0 AND m.type = ${kWatchMark});
        FOREACH step SLICE 1 IN ARRAY ARRAY[[p_a, -1], [p_b, p_a], [-1, p_b]]::int2[] LOOP
-         UPDATE ${s}.kv SET db = step[2], version = txid_current() WHERE db = step[1];
+         UPDATE ${s}.kv SET db = step[2], version = txid_current() WHERE db = step[1] AND type <> ${kWatchMark};
          FOR c IN SELECT * FROM ${s}.kv_children() LOOP
            EXECUTE format('UPDATE %s SET %s = $2 WHERE %s = $1', c.tbl, c.db_col, c.db_col) USING step[1], step[2];
          END LOOP;
        END LOOP;
      END $f$`,
+    // the two-argument swap_db of PostRESP before WATCH marks moved them with the keys
+    `DROP FUNCTION IF EXISTS ${s}.swap_db(int2, int2)`,
     // RANDOMKEY: a random row of a random heap block (TID range scan, 8 tries), else, for a
     // database too sparse in the table to be hit that way, a random offset into its keys
     `CREATE OR REPLACE FUNCTION ${s}.random_key(p_db int2, p_now int8) RETURNS bytea

@@ -16,6 +16,7 @@ import { collectionFunctions } from '../commands/collection/functions';
 import { floatFunctions } from './functions-float';
 import { keyFunctions } from './functions-keys';
 import { stringFunctions } from './functions-strings';
+import { watchFunctions } from './functions-watch';
 
 export function functionStatements(schema: string): string[] {
   const s = quoteIdent(schema);
@@ -89,24 +90,8 @@ export function functionStatements(schema: string): string[] {
          RETURN NEXT;
        END LOOP;
      END $f$`,
-    // EXEC's WATCH check: raises PRW01 (the lane reads it as "watched key changed") when a live
-    // key's version differs from what WATCH saw, or a key appeared or disappeared (expiry too).
-    // FOR UPDATE holds the rows until COMMIT, so no other writer slips in between check and
-    // execution, and two EXECs watching one key run one after the other (FOR SHARE let both
-    // pass the check, then deadlock on their writes). A key absent at WATCH time cannot be
-    // locked: a concurrent insert of it is not caught.
-    `CREATE OR REPLACE FUNCTION ${s}.watch_check(p_dbs int2[], p_keys bytea[], p_versions int8[], p_now int8)
-     RETURNS void LANGUAGE plpgsql AS $f$
-     DECLARE changed bool;
-     BEGIN
-       PERFORM 1 FROM ${s}.kv JOIN unnest(p_dbs, p_keys) AS w(db, key) ON kv.db = w.db AND kv.key = w.key
-         ORDER BY kv.db, kv.key FOR UPDATE OF kv;
-       SELECT EXISTS (
-         SELECT 1 FROM unnest(p_dbs, p_keys, p_versions) AS w(db, key, version)
-         LEFT JOIN ${s}.kv ON kv.db = w.db AND kv.key = w.key AND (kv.expires_at IS NULL OR kv.expires_at > p_now)
-         WHERE kv.version IS DISTINCT FROM w.version) INTO changed;
-       IF changed THEN RAISE EXCEPTION 'watched key changed' USING ERRCODE = 'PRW01'; END IF;
-     END $f$`,
+    // WATCH marks, EXEC's check, FLUSHALL that keeps marks (functions-watch.ts)
+    ...watchFunctions(s),
     ...stringFunctions(s), ...floatFunctions(s), ...keyFunctions(s),
     // Collections (hashes, lists, sets, zsets): one block, the SQL beside its commands
     // (core/commands/collection/functions.ts and each family's functions.ts).

@@ -21,6 +21,7 @@
  * re-checked under the row lock (READ COMMITTED re-evaluates the WHERE) and left alone.
  * Collection rows go with their kv row (trigger kv_deleted, schema v4).
  */
+import { kWatchMark } from './functions-watch';
 import type { PrimaryPg } from './primary-pg';
 
 export interface SweeperOptions {
@@ -29,6 +30,10 @@ export interface SweeperOptions {
   chunk: number;
   /** longest time one cycle keeps deleting */
   budgetMs: number;
+  /** a WATCH mark not watched again for this long is deleted (functions-watch.ts), checked every
+   *  markCheckMs */
+  markTtlMs: number;
+  markCheckMs: number;
   log: (line: string) => void;
 }
 
@@ -37,19 +42,36 @@ export interface SweeperOptions {
 // row ~48 µs: 500 rows ≈ 25 ms, one chunk ≈ the cycle's budget. The chunk stays 500 so a client
 // writing one of those expired keys waits at most that long for the sweeper's row lock even when
 // every expired key is a large collection.
-export const kSweeperDefaults: Omit<SweeperOptions, 'log'> = { intervalMs: 100, chunk: 500, budgetMs: 25 };
+// A mark outlives a WATCH held an hour between WATCH and EXEC; checking once a minute is one
+// index probe, empty unless a process died with clients watching absent keys.
+export const kSweeperDefaults: Omit<SweeperOptions, 'log'> = {
+  intervalMs: 100, chunk: 500, budgetMs: 25, markTtlMs: 3_600_000, markCheckMs: 60_000,
+};
 const kRetryMs = 1000;
 
+// expires_at > 0: WATCH marks (expires_at ≤ 0, core/storage/functions-watch.ts) are not expired
+// keys, and the range keeps them out of the index scan instead of filtering them row by row
 const kSweep = `WITH c AS MATERIALIZED (
-    SELECT ctid FROM kv WHERE expires_at <= $1::int8 ORDER BY expires_at LIMIT $2::int4 FOR UPDATE SKIP LOCKED),
+    SELECT ctid FROM kv WHERE expires_at > 0 AND expires_at <= $1::int8 ORDER BY expires_at LIMIT $2::int4 FOR UPDATE SKIP LOCKED),
   d AS (DELETE FROM kv WHERE ctid = ANY (ARRAY(SELECT ctid FROM c)) RETURNING 1)
   SELECT count(*)::int4 FROM d`;
+
+// Marks whose watchers vanished without releasing them (a process killed): last WATCH before $1
+// (expires_at = -(its ms)). A client still watching such a key then fails its EXEC: safe, and
+// only after an hour between WATCH and EXEC.
+const kSweepMarks = `WITH c AS MATERIALIZED (
+    SELECT ctid FROM kv WHERE expires_at > -$1::int8 AND expires_at <= 0 AND type = ${kWatchMark}
+    LIMIT $2::int4 FOR UPDATE SKIP LOCKED)
+  DELETE FROM kv WHERE ctid = ANY (ARRAY(SELECT ctid FROM c))`;
 
 export class Sweeper {
   /** keys deleted since start (INFO expired_keys, postresp_sweeper_deleted_total) */
   deleted = 0;
   cycles = 0;
   errors = 0;
+  /** WATCH marks deleted as abandoned */
+  marksDeleted = 0;
+  private marksCheckedAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
@@ -57,8 +79,8 @@ export class Sweeper {
 
   constructor(private readonly pg: PrimaryPg, opts: Partial<SweeperOptions> & Pick<SweeperOptions, 'log'>) {
     this.opts = { ...kSweeperDefaults, ...opts };
-    if (!(this.opts.chunk >= 1 && this.opts.intervalMs >= 1 && this.opts.budgetMs >= 1)) {
-      throw new RangeError(`sweeper: chunk, intervalMs and budgetMs must be ≥ 1 (got ${JSON.stringify(opts)})`);
+    if (!(this.opts.chunk >= 1 && this.opts.intervalMs >= 1 && this.opts.budgetMs >= 1 && this.opts.markTtlMs >= 0)) {
+      throw new RangeError(`sweeper: chunk, intervalMs and budgetMs must be ≥ 1, markTtlMs ≥ 0 (got ${JSON.stringify(opts)})`);
     }
   }
 
@@ -95,10 +117,19 @@ export class Sweeper {
         this.deleted += n;
         full = n === this.opts.chunk;
       } while (full && !this.stopped && performance.now() - t0 < this.opts.budgetMs);
+      if (Date.now() - this.marksCheckedAt >= this.opts.markCheckMs) await this.sweepMarks();
     } catch (e) {
       if (this.errors++ === 0 || this.errors % 100 === 0) this.opts.log(`expiry sweeper: ${(e as Error).message} (${this.errors} errors so far)`);
       return kRetryMs;
     }
     return full ? Math.max(1, Math.round(3 * (performance.now() - t0))) : this.opts.intervalMs;
+  }
+
+  /** Deletes abandoned WATCH marks, a chunk at a time (the next check takes the rest). */
+  async sweepMarks(): Promise<void> {
+    this.marksCheckedAt = Date.now();
+    const rows = await this.pg.query(`WITH d AS (${kSweepMarks} RETURNING 1) SELECT count(*)::int4 FROM d`,
+      [String(Date.now() - this.opts.markTtlMs), String(this.opts.chunk)]);
+    this.marksDeleted += rows[0][0] as number;
   }
 }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RawClient, encode } from './resp-client';
 import { startServer, uniqueSchema, type RunningServer } from './start-server';
+import { withPg } from '../support/pg';
 
 let server: RunningServer;
 let other: RunningServer;
@@ -134,6 +135,72 @@ describe('WATCH', () => {
     await a.call('SET', 'x', 'mine');
     assert.equal(await a.call('EXEC'), null);
     assert.equal(await a.call('GET', 'x'), 'other');
+    a.close();
+    b.close();
+  });
+
+  it('applies a WATCH pipelined in one write with the MULTI … EXEC behind it', async () => {
+    const a = await connect();
+    await a.call('DEL', 'p');
+    a.send(Buffer.concat([encode('WATCH', 'p'), encode('SET', 'p', '1'), encode('MULTI'), encode('PING'), encode('EXEC')]));
+    assert.deepEqual(await a.read(5), ['OK', 'OK', 'OK', 'QUEUED', null]);
+    a.send(Buffer.concat([encode('WATCH', 'p', 'q'), encode('UNWATCH'), encode('DEL', 'q'), encode('MULTI'), encode('PING'), encode('EXEC')]));
+    assert.deepEqual(await a.read(6), ['OK', 'OK', 0, 'OK', 'QUEUED', ['PONG']]);
+    a.close();
+  });
+
+  it('fails EXEC when another process is creating the watched key while EXEC checks', async () => {
+    // b's transaction creates x, then waits on a row lock the test holds (gate), so its creation
+    // is in flight, uncommitted, when a's EXEC checks x; it commits only after a's EXEC waits.
+    const a = await connect();
+    const b = await RawClient.connect(other.port);
+    await a.call('DEL', 'x2');
+    await a.call('SET', 'gate', '0');
+    await withPg(async (pg) => {
+      await pg.query('BEGIN');
+      await pg.query(`SELECT 1 FROM "${schema}".kv WHERE db = 0 AND key = 'gate'::bytea FOR UPDATE`);
+      const [{ pid: gatePid }] = (await pg.query('SELECT pg_backend_pid() AS pid')).rows as { pid: number }[];
+      const blockedBy = async (pid: number): Promise<number> => {
+        for (let tries = 0; tries < 500; tries++) {
+          const r = await pg.query('SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))', [pid]);
+          if (r.rows.length > 0) return (r.rows[0] as { pid: number }).pid;
+          await new Promise((res) => setTimeout(res, 20));
+        }
+        throw new Error(`no backend waits for ${pid}`);
+      };
+      assert.equal(await a.call('WATCH', 'x2'), 'OK');
+      b.send(Buffer.concat([encode('MULTI'), encode('SET', 'x2', 'other'), encode('INCR', 'gate'), encode('EXEC')]));
+      const creator = await blockedBy(gatePid);
+      a.send(Buffer.concat([encode('MULTI'), encode('SET', 'x2', 'mine'), encode('EXEC')]));
+      await blockedBy(creator);
+      await pg.query('COMMIT');
+    });
+    assert.deepEqual(await b.read(4), ['OK', 'QUEUED', 'QUEUED', ['OK', 1]]);
+    assert.deepEqual(await a.read(3), ['OK', 'QUEUED', null]);
+    assert.equal(await a.call('GET', 'x2'), 'other');
+    a.close();
+    b.close();
+  });
+
+  it('leaves no watch mark behind once every watcher is done', async () => {
+    const a = await connect();
+    const b = await RawClient.connect(other.port);
+    const c = await connect();
+    await a.call('WATCH', 'm1', 'm2');
+    await b.call('WATCH', 'm2', 'm3');
+    await c.call('WATCH', 'm3');
+    c.send(Buffer.concat([encode('WATCH', 'm4'), encode('UNWATCH'), encode('WATCH', 'm5'), encode('MULTI'), encode('EXEC')]));
+    assert.deepEqual(await c.read(5), ['OK', 'OK', 'OK', 'OK', []]);
+    await a.call('MULTI');
+    await a.call('PING');
+    await a.call('EXEC');
+    await b.call('UNWATCH');
+    c.close();
+    const marks = () => withPg(async (pg) => Number((await pg.query(
+      `SELECT count(*) AS n FROM "${schema}".kv WHERE type = -1`)).rows[0].n));
+    // released after each EXEC/UNWATCH/disconnect, without a reply to wait for: poll
+    for (let tries = 0; tries < 500 && await marks() > 0; tries++) await new Promise((res) => setTimeout(res, 20));
+    assert.equal(await marks(), 0);
     a.close();
     b.close();
   });

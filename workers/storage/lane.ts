@@ -169,7 +169,10 @@ export class Lane {
     let n = 0;
     let bytes = 0;
     while (n < this.queue.length && n < maxOps) {
-      bytes += opBytes(this.queue[n]);
+      const op = this.queue[n];
+      // a transaction whose WATCH is in this batch: its check needs that answer, so next batch
+      if (n > 0 && op.kind === OpKind.Tx && op.watch.some((w) => w.pending !== undefined)) break;
+      bytes += opBytes(op);
       n++;
       if (bytes >= maxBytes) break;
     }
@@ -281,7 +284,7 @@ export class Lane {
     if (tx.watch.length > 0) {
       const w = tx.watch;
       this.send(conn, kSql.watchCheck.text, [int2Array(w.map((k) => k.db)), encodeBufferArray(w.map((k) => k.key)),
-        int8Array(w.map((k) => (k.version === null ? null : Number(k.version)))), int8(Date.now())], note);
+        int8Array(w.map((k) => Number(k.version))), int8(Date.now())], note);
     }
     for (const op of tx.ops) {
       if (op.kind === OpKind.Tx) { op.resolve(Err.storage('nested transaction')); continue; }

@@ -4,6 +4,7 @@
  * Every read filters expired rows (lazy expiry): `expires_at IS NULL OR expires_at > now`.
  */
 import type { Statement } from '../../core/store';
+import { kWatchMark } from '../../core/storage/functions-watch';
 
 export type { Statement };
 
@@ -27,11 +28,12 @@ export const kSql = {
   setCond: { name: 'pr_set_cond', text: 'SELECT status, old FROM set_cond($1::int2, $2::bytea, $3::bytea, $4::int8, $5::int2, $6::bool, $7::bool, $8::int8)' },
   /** a run of INCR-family ops: one row per op, i = its position in the run */
   incrMany: { name: 'pr_incr_many', text: 'SELECT i, status, result FROM incr_many($1::int2[], $2::bytea[], $3::int8[], $4::int8)' },
-  /** DEL: rows deleted that were still live count (an expired key is already gone for Redis) */
+  /** DEL: rows deleted that were still live count (an expired key is already gone for Redis);
+   *  WATCH marks stay (core/storage/functions-watch.ts): deleting an absent key touches nothing */
   del: {
     name: 'pr_del',
     text: `WITH d AS (DELETE FROM kv USING unnest($1::int2[], $2::bytea[]) AS t(db, key)
-             WHERE kv.db = t.db AND kv.key = t.key RETURNING kv.expires_at)
+             WHERE kv.db = t.db AND kv.key = t.key AND kv.type <> ${kWatchMark} RETURNING kv.expires_at)
            SELECT count(*) FILTER (WHERE expires_at IS NULL OR expires_at > $3::int8)::int4 FROM d`,
   },
   /** EXISTS counts a key once per mention, as Redis does */
@@ -40,18 +42,15 @@ export const kSql = {
     text: `SELECT count(*)::int4 FROM unnest($1::int2[], $2::bytea[]) AS t(db, key)
            JOIN kv ON kv.db = t.db AND kv.key = t.key WHERE ${live('kv')}`,
   },
-  /** WATCH: the version of each live key (absent and expired keys have none) */
-  versions: {
-    name: 'pr_versions',
-    text: `SELECT t.i::int4, kv.version::text FROM unnest($1::int2[], $2::bytea[]) WITH ORDINALITY AS t(db, key, i)
-           JOIN kv ON kv.db = t.db AND kv.key = t.key WHERE ${live('kv')}`,
-  },
+  /** WATCH: per key (i = its position) the version EXEC compares, and whether it is a mark */
+  watch: { name: 'pr_watch', text: 'SELECT i, ver, marked FROM watch_keys($1::int2[], $2::bytea[], $3::int8)' },
   watchCheck: { name: 'pr_watch_check', text: 'SELECT watch_check($1::int2[], $2::bytea[], $3::int8[], $4::int8)' },
+  watchRelease: { name: 'pr_watch_release', text: 'SELECT watch_release($1::int2[], $2::bytea[], $3::int8[])' },
   dbsize: {
     name: 'pr_dbsize',
     text: 'SELECT count(*)::int4 FROM kv WHERE db = $1::int2 AND (expires_at IS NULL OR expires_at > $2::int8)',
   },
-  flushdb: { name: 'pr_flushdb', text: 'DELETE FROM kv WHERE db = $1::int2' },
-  // CASCADE: collection tables reference kv (ON DELETE CASCADE) and TRUNCATE refuses otherwise
-  flushall: { name: 'pr_flushall', text: 'TRUNCATE kv CASCADE' },
+  // both keep WATCH marks: flushing a database touches only the watched keys it holds
+  flushdb: { name: 'pr_flushdb', text: `DELETE FROM kv WHERE db = $1::int2 AND type <> ${kWatchMark}` },
+  flushall: { name: 'pr_flushall', text: 'SELECT flush_all()' },
 } satisfies Record<string, Statement>;

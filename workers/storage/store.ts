@@ -12,7 +12,7 @@ import { PendingReply } from '../../core/pending-reply';
 import { OpKind, type Op } from './ops';
 import { Err } from './replies';
 import { kSql } from './statements';
-import { encodeBufferArray, int2Array, int8 } from '../../core/pg-driver/binary-array';
+import { encodeBufferArray, int2Array, int8, int8Array } from '../../core/pg-driver/binary-array';
 
 export class Store implements KeyStore {
   readonly lanes: Lane[];
@@ -66,7 +66,7 @@ export class Store implements KeyStore {
     }
     if (ops.length > 0 || watched.length > 0) {
       const done = new PendingReply();
-      const outcome = await this.submit(s, {
+      const pending = this.submit(s, {
         kind: OpKind.Tx, ops, watch: watched,
         resolve(r: Reply) {
           // not committed: the queued commands' replies must not be sent; settle their promises
@@ -74,21 +74,50 @@ export class Store implements KeyStore {
           done.settle(r);
         },
       }, done);
+      // right behind the transaction on the lane (one pipeline): the check has seen the marks
+      this.unwatch(s, watched);
+      const outcome = await pending;
       if (outcome === null) return null;
       if (outcome !== kOk) return outcome instanceof RespError ? outcome : new RespError('ERR transaction failed');
     }
     return Promise.all(results);
   }
 
-  async versions(s: Session, keys: Buffer[]): Promise<(string | null)[]> {
-    const values = [int2Array(keys.map(() => s.db)), encodeBufferArray(keys), int8(Date.now())];
-    const r = await this.exec(s, kSql.versions, values, (rows) => {
-      const out: Reply[] = new Array(keys.length).fill(null);
-      for (const row of rows) out[(row[0] as number) - 1] = row[1] as string;
-      return out;
-    });
-    if (!Array.isArray(r)) throw new Error(r instanceof RespError ? r.text : 'WATCH failed');
-    return r as (string | null)[];
+  watch(s: Session, keys: Buffer[]): PendingReply {
+    const db = s.db;
+    const out = new PendingReply();
+    const entries = keys.map((key): WatchedKey => ({ db, key, version: '0', mark: false, pending: out }));
+    s.watched.push(...entries);
+    const values = [int2Array(keys.map(() => db)), encodeBufferArray(keys), int8(Date.now())];
+    // map and resolve run in the lane's callback, before it takes its next batch: a transaction
+    // queued behind this WATCH finds the entries filled (Lane.take). Failed: version 0 matches
+    // no row, so EXEC answers nil.
+    return this.submit(s, {
+      kind: OpKind.Stmt, stmt: kSql.watch, values,
+      map(rows): Reply {
+        for (const [i, version, mark] of rows as [number, string, boolean][]) Object.assign(entries[i - 1], { version, mark });
+        return kOk;
+      },
+      resolve(r: Reply) {
+        for (const e of entries) e.pending = undefined;
+        out.settle(r);
+      },
+    }, out);
+  }
+
+  /** Queued after anything of the session's already queued (EXEC's check first); nobody waits for it. */
+  unwatch(s: Session, watched: WatchedKey[]): void {
+    const pending = watched.find((w) => w.pending !== undefined)?.pending;
+    if (pending !== undefined) {
+      // WATCH pipelined just before: release what it marks once it has answered
+      pending.then(() => this.unwatch(s, watched), () => undefined);
+      return;
+    }
+    const marks = watched.filter((w) => w.mark);
+    if (marks.length === 0) return;
+    const values = [int2Array(marks.map((w) => w.db)), encodeBufferArray(marks.map((w) => w.key)),
+      int8Array(marks.map((w) => Number(w.version)))];
+    this.submit(s, { kind: OpKind.Stmt, stmt: kSql.watchRelease, values, map: () => null, resolve: () => undefined }, new PendingReply());
   }
 
   exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply): PendingReply {

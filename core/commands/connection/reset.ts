@@ -5,6 +5,7 @@
  */
 import { Simple } from '../../reply';
 import { defineCommand } from '../define';
+import { unwatchAll } from '../transactions/watch';
 
 const kReset = new Simple('RESET');
 
@@ -12,6 +13,7 @@ export const reset = defineCommand({
   name: 'reset', arity: 1, flags: ['noscript', 'loading', 'stale', 'fast', 'no_auth', 'allow_busy'],
   acl: ['fast', 'connection'], group: 'connection', since: '6.2.0', summary: 'Resets the connection.',
   run(session) {
+    unwatchAll(session);
     session.reset();
     return kReset;
   },

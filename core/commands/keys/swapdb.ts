@@ -8,9 +8,10 @@ import { Err } from '../../resp-errors';
 import { kOk } from '../../shared-replies';
 import { parseI64 } from '../args';
 import { defineCommand } from '../define';
+import { nowMs } from './shared';
 
 const kBad = [new RespError('ERR invalid first DB index'), new RespError('ERR invalid second DB index')];
-const kStmt = { name: 'pr_swapdb', text: 'SELECT swap_db($1::int2, $2::int2)' };
+const kStmt = { name: 'pr_swapdb', text: 'SELECT swap_db($1::int2, $2::int2, $3::int8)' };
 
 export const swapdb = defineCommand({
   name: 'swapdb', arity: 3, flags: ['write', 'fast'], acl: ['keyspace', 'write', 'fast', 'dangerous'],
@@ -24,6 +25,6 @@ export const swapdb = defineCommand({
     }
     const n = s.server.config.int('databases');
     if (ids.some((id) => id < 0 || id >= n)) return Err.dbIndex;
-    return s.server.store.exec(s, kStmt, ids.map(String), () => kOk);
+    return s.server.store.exec(s, kStmt, [...ids.map(String), nowMs()], () => kOk);
   },
 });

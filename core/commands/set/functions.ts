@@ -2,7 +2,8 @@
  * Set functions (status codes: collection/functions.ts). Functions that return members are
  * RETURNS TABLE (status, member): WRONGTYPE is one row (2, NULL), no row = missing/empty.
  */
-import { createKey, lockKey, shrinkKey } from '../collection/functions';
+import { createKey, kOverMark, lockKey, shrinkKey } from '../collection/functions';
+import { kWatchMark } from '../../storage/functions-watch';
 
 const kSet = 3;
 const kWrongRow = 'status := 2; member := NULL; RETURN NEXT; RETURN;';
@@ -147,10 +148,10 @@ export function setFunctions(s: string): string[] {
        IF wrong THEN status := 2; RETURN; END IF;
        status := 1; n := coalesce(cardinality(res), 0);
        LOOP
-         DELETE FROM ${s}.kv WHERE db = p_db AND key = p_dst;
+         DELETE FROM ${s}.kv WHERE db = p_db AND key = p_dst AND type <> ${kWatchMark};
          IF n = 0 THEN RETURN; END IF;
-         INSERT INTO ${s}.kv (db, key, type, card, head, version) VALUES (p_db, p_dst, ${kSet}, n, 0, txid_current())
-           ON CONFLICT (db, key) DO NOTHING;
+         INSERT INTO ${s}.kv AS k (db, key, type, card, head, version) VALUES (p_db, p_dst, ${kSet}, n, 0, txid_current())
+           ${kOverMark};
          IF FOUND THEN EXIT; END IF;
        END LOOP;
        INSERT INTO ${s}.sets (db, key, member) SELECT p_db, p_dst, m FROM unnest(res) AS t(m);

@@ -5,6 +5,7 @@
 import { RespError } from '../../reply';
 import { kOk } from '../../shared-replies';
 import { defineCommand } from '../define';
+import { unwatchAll } from './watch';
 
 const kWithout = new RespError('ERR DISCARD without MULTI');
 
@@ -15,7 +16,7 @@ export const discard = defineCommand({
     if (s.multi === undefined) return kWithout;
     s.multi = undefined;
     s.multiAborted = false;
-    s.watched = [];
+    unwatchAll(s);
     return kOk;
   },
 });

@@ -21,7 +21,10 @@ export const exec = defineCommand({
     s.multi = undefined;
     s.multiAborted = false;
     s.watched = [];
-    if (aborted) return kAbort;
+    if (aborted) {
+      s.server.store.unwatch(s, watched);
+      return kAbort;
+    }
     const replies = await s.server.store.transaction(s, watched, () => queued.map(({ spec, argv }) => {
       try {
         return spec.run(s, argv);

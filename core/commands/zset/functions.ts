@@ -11,7 +11,8 @@
  *            inclusive upper ones arrive with a 0 byte appended: the next string)
  * then OFFSET p_off LIMIT p_lim (NULL = all) for BYSCORE / BYLEX.
  */
-import { createKey, lockKey, shrinkKey } from '../collection/functions';
+import { createKey, kOverMark, lockKey, shrinkKey } from '../collection/functions';
+import { kWatchMark } from '../../storage/functions-watch';
 
 const kZset = 4;
 const kSet = 3;
@@ -178,10 +179,10 @@ export function zsetFunctions(s: string): string[] {
      BEGIN
        status := 1; n := coalesce(cardinality(p_m), 0);
        LOOP
-         DELETE FROM ${s}.kv WHERE db = p_db AND key = p_dst;
+         DELETE FROM ${s}.kv WHERE db = p_db AND key = p_dst AND type <> ${kWatchMark};
          IF n = 0 THEN RETURN; END IF;
-         INSERT INTO ${s}.kv (db, key, type, card, head, version) VALUES (p_db, p_dst, ${kZset}, n, 0, txid_current())
-           ON CONFLICT (db, key) DO NOTHING;
+         INSERT INTO ${s}.kv AS k (db, key, type, card, head, version) VALUES (p_db, p_dst, ${kZset}, n, 0, txid_current())
+           ${kOverMark};
          IF FOUND THEN EXIT; END IF;
        END LOOP;
        INSERT INTO ${s}.zsets (db, key, member, score) SELECT p_db, p_dst, m, sc + 0 FROM unnest(p_m, p_sc) AS t(m, sc);
