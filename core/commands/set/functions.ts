@@ -3,6 +3,8 @@
  * RETURNS TABLE (status, member): WRONGTYPE is one row (2, NULL), no row = missing/empty.
  */
 import { createKey, lockKey, shrinkKey } from '../collection/functions';
+import { randomPickFunction } from '../collection/random-sql';
+import { kSetRandom } from './sql';
 
 const kSet = 3;
 const kWrongRow = 'status := 2; member := NULL; RETURN NEXT; RETURN;';
@@ -155,5 +157,7 @@ export function setFunctions(s: string): string[] {
        END LOOP;
        INSERT INTO ${s}.sets (db, key, member) SELECT p_db, p_dst, m FROM unnest(res) AS t(m);
      END $f$`,
+    // SRANDMEMBER: uniform picks (collection/random-sql.ts)
+    randomPickFunction(s, kSetRandom),
   ];
 }

@@ -12,6 +12,8 @@
  * then OFFSET p_off LIMIT p_lim (NULL = all) for BYSCORE / BYLEX.
  */
 import { createKey, lockKey, shrinkKey } from '../collection/functions';
+import { randomPickFunction } from '../collection/random-sql';
+import { kZsetRandom } from './sql';
 
 const kZset = 4;
 const kSet = 3;
@@ -269,5 +271,7 @@ export function zsetFunctions(s: string): string[] {
        IF wrong THEN status := 2; RETURN; END IF;
        SELECT * INTO status, n FROM ${s}.z_replace(p_db, p_dst, ms, scs);
      END $f$`,
+    // ZRANDMEMBER: uniform picks (collection/random-sql.ts)
+    randomPickFunction(s, kZsetRandom),
   ];
 }
