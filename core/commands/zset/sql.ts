@@ -77,4 +77,6 @@ export const kZsetSql = {
     name: 'pr_z_store',
     text: 'SELECT status, n FROM z_store($1::int2, $2::bytea, $3::int2, $4::bytea[], $5::float8[], $6::int2, $7::int8)',
   },
+  /** ZINTERCARD: $2 keys, $3 limit (0 = none) */
+  interCard: { name: 'pr_z_intercard', text: 'SELECT status, n FROM z_intercard($1::int2, $2::bytea[], $3::int8, $4::int8)' },
 } satisfies Record<string, Statement>;
