@@ -42,6 +42,7 @@ async function main(): Promise<void> {
   const sweeperPg = new PrimaryPg(storage.url, storage.startupOptions);
   const sweeper = new Sweeper(sweeperPg, { log });
   server.infoSections = async () => ({
+    server: [['config_file', config.file ?? '']],
     persistence: [['postresp_storage_mode', storage.storageMode], ['postresp_schema', storage.schema],
       ['postresp_postgres', storage.source.replace(/\s+/g, ' ')], ['postresp_postgres_version', storage.serverVersion]],
     keyspace: await keyspace.keyspace(),
