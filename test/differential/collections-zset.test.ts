@@ -2,8 +2,8 @@
  * Differential: sorted-set commands against redis-server 7.0 in four connection patterns
  * (collections-compare.ts). Scores include ±inf, -0, 1.1 (formatted %.17g) and hex; lex commands
  * run only on keys whose scores are all 0 (Redis leaves lex ranges over mixed scores undefined).
- * ZRANDMEMBER is compared by size, ZSCAN as a multiset of pairs; the rest byte for byte, ZINTERCARD
- * with its edge cases too.
+ * ZRANDMEMBER is compared by size; the rest byte for byte (ZSCAN too: every key fits a listpack,
+ * which Redis sends whole in score order).
  */
 import { differential, exact, norm, type CollectionFamily, type Step } from './collections-compare';
 import type { Rng } from './prng';
@@ -92,8 +92,12 @@ export const zsetFamily: CollectionFamily = {
       const head = op.endsWith('STORE') ? [key()] : [];
       return [exact(op, ...head, String(ks.length), ...ks, ...opts)];
     }
-    if (r < 0.88) return [norm('scan-pairs', 'ZSCAN', k, '0', 'COUNT', '1000', ...rng.pick([[], ['MATCH', '[a-c]']]))];
-    if (r < 0.89) {
+    if (r < 0.875) {
+      // every key here fits a listpack (≤ 128 members of ≤ 64 bytes): one reply, score order
+      const opts = [...rng.pick([[], ['COUNT', '1'], ['COUNT', '1000']]), ...rng.pick([[], ['MATCH', '[a-c]']])];
+      return [exact('ZSCAN', k, rng.pick(['0', '0', '7', '18446744073709551615']), ...opts)];
+    }
+    if (r < 0.885) {
       const ks = srcs();
       return [exact('ZINTERCARD', String(ks.length), ...ks, ...rng.pick([[], ['LIMIT', '1'], ['LIMIT', '0'], ['LIMIT', '-1'], ['LIMIT', 'x'], ['WITHSCORES']]))];
     }
@@ -113,7 +117,10 @@ export const zsetFamily: CollectionFamily = {
     exact('ZINTERCARD', '2', 'z', 'str'), exact('ZINTERCARD', '1', 'str', 'LIMIT', 'x'), exact('ZINTERCARD', '1', 'nokey', 'LIMIT', 'x'),
     exact('ZINTERCARD', '1'), exact('ZINTERCARD'),
     exact('ZADD', 'big', ...Array.from({ length: 130 }, (_, i) => [String(i % 7), `m${i}`]).flat()),
-    exact('ZINTERCARD', '2', 'big', 'z'),
+    exact('ZADD', 'z2', '1e17', 'x', '-inf', 'y', '2.5', 'z', '2.5', 'a'),
+    exact('ZSCAN', 'z2', '0'), exact('ZSCAN', 'z2', '5', 'COUNT', '1', 'MATCH', '[xyz]'), exact('ZINTERCARD', '2', 'big', 'z'),
+    // more than 128 members: a skiplist, paged, scores %.17g; COUNT 1000 gets it all in one page from both
+    exact('ZADD', 'big', '1e17', 'x', '-inf', 'y', '2.5', 'z'), norm('scan-pairs', 'ZSCAN', 'big', '0', 'COUNT', '1000'),
   ],
 };
 

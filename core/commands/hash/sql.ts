@@ -4,6 +4,7 @@
  */
 import type { Statement } from '../../store';
 import { randomPickStatement, type RandomFamily } from '../collection/random-sql';
+import { scanStatement } from '../collection/scan-sql';
 import { liveKey as live } from '../collection/sql';
 const rows = 'h.db = k.db AND h.key = k.key';
 
@@ -33,12 +34,8 @@ export const kHashSql = {
   getall: { name: 'pr_h_getall', text: `SELECT k.type, h.field, h.value FROM kv k LEFT JOIN hashes h ON ${rows} WHERE ${live(3)}` },
   /** HRANDFIELD: $3 count (-1 for one pick); fields with their values */
   rand: randomPickStatement('pr_h_rand', kHashRandom, 'value'),
-  scan: {
-    name: 'pr_h_scan',
-    text: `SELECT k.type, p.field, p.value, p.h FROM kv k LEFT JOIN LATERAL (
-             SELECT field, value, h.h FROM hashes h WHERE ${rows} AND h.h >= $3::int4 ORDER BY h.h LIMIT $4::int8) p ON true
-           WHERE ${live(5)}`,
-  },
+  /** HSCAN: hashes of ≤ hash-max-listpack-entries (128) come whole (collection/scan-sql.ts) */
+  scan: scanStatement('pr_h_scan', { table: 'hashes', id: 'field', extra: 'value', small: 128 }),
   set: { name: 'pr_h_set', text: 'SELECT status, n FROM h_set($1::int2, $2::bytea, $3::bytea[], $4::bytea[], $5::bool, $6::int8)' },
   /** a run of HSET / HMSET to one key: the fields that were new (workers/storage/hset-run.ts) */
   setNew: { name: 'pr_h_set_new', text: 'SELECT status, field FROM h_set_new($1::int2, $2::bytea, $3::bytea[], $4::bytea[], $5::int8)' },

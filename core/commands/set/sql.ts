@@ -4,6 +4,7 @@
  */
 import type { Statement } from '../../store';
 import { randomPickStatement, type RandomFamily } from '../collection/random-sql';
+import { scanStatement } from '../collection/scan-sql';
 import { liveKey as live } from '../collection/sql';
 
 const rows = 's.db = k.db AND s.key = k.key';
@@ -24,12 +25,8 @@ export const kSetSql = {
   members: { name: 'pr_s_members', text: `SELECT k.type, s.member FROM kv k LEFT JOIN sets s ON ${rows} WHERE ${live(3)}` },
   /** SRANDMEMBER: $3 count (-1 for one pick) */
   rand: randomPickStatement('pr_s_rand', kSetRandom),
-  scan: {
-    name: 'pr_s_scan',
-    text: `SELECT k.type, p.member, NULL, p.h FROM kv k LEFT JOIN LATERAL (
-             SELECT member, s.h FROM sets s WHERE ${rows} AND s.h >= $3::int4 ORDER BY s.h LIMIT $4::int8) p ON true
-           WHERE ${live(5)}`,
-  },
+  /** SSCAN: sets of ≤ set-max-intset-entries (512) come whole (collection/scan-sql.ts) */
+  scan: scanStatement('pr_s_scan', { table: 'sets', id: 'member', small: 512 }),
   add: { name: 'pr_s_add', text: 'SELECT status, n FROM s_add($1::int2, $2::bytea, $3::bytea[], $4::int8)' },
   /** a run of SADDs to one key: the members that were new (workers/storage/sadd-run.ts) */
   addNew: { name: 'pr_s_add_new', text: 'SELECT status, member FROM s_add_new($1::int2, $2::bytea, $3::bytea[], $4::int8)' },

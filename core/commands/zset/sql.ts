@@ -4,6 +4,7 @@
  */
 import type { Statement } from '../../store';
 import { randomPickStatement, type RandomFamily } from '../collection/random-sql';
+import { scanStatement } from '../collection/scan-sql';
 import { liveKey as live } from '../collection/sql';
 
 const rows = 'z.db = k.db AND z.key = k.key';
@@ -45,12 +46,8 @@ export const kZsetSql = {
   },
   /** ZRANDMEMBER: $3 count (-1 for one pick); members with their scores */
   rand: randomPickStatement('pr_z_rand', kZsetRandom, 'score'),
-  scan: {
-    name: 'pr_z_scan',
-    text: `SELECT k.type, p.member, p.score, p.h FROM kv k LEFT JOIN LATERAL (
-             SELECT member, score, z.h FROM zsets z WHERE ${rows} AND z.h >= $3::int4 ORDER BY z.h LIMIT $4::int8) p ON true
-           WHERE ${live(5)}`,
-  },
+  /** ZSCAN: zsets of ≤ zset-max-listpack-entries (128) come whole (collection/scan-sql.ts) */
+  scan: scanStatement('pr_z_scan', { table: 'zsets', id: 'member', extra: 'score', small: 128 }),
   range: { name: 'pr_z_range', text: `SELECT status, member, score FROM z_range($1::int2, $2::bytea, ${range}, $13::int8)` },
   rangeStore: {
     name: 'pr_z_rangestore',
