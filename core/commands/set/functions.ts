@@ -109,8 +109,10 @@ export function setFunctions(s: string): string[] {
          IF NOT FOUND THEN status := 0; RETURN; END IF;
          ${shrinkKey(s, '1', 'p_src')}
          INSERT INTO ${s}.sets (db, key, member) VALUES (p_db, p_dst, p_m) ON CONFLICT DO NOTHING;
-         UPDATE ${s}.kv SET card = card + (CASE WHEN FOUND THEN 1 ELSE 0 END), version = txid_current()
-           WHERE db = p_db AND key = p_dst;
+         -- dst already holding the member is unchanged: its version stays (a WATCH on it holds)
+         IF FOUND THEN
+           UPDATE ${s}.kv SET card = card + 1, version = txid_current() WHERE db = p_db AND key = p_dst;
+         END IF;
          status := 1; RETURN;
        END LOOP;
      END $f$`,
