@@ -61,10 +61,12 @@ export const kOptions: readonly OptionSpec[] = [
   opt({ name: 'pg-connections', type: 'int', default: '1', min: 1, max: 64, mutable: false, description: 'Postgres connections (lanes) per worker' }),
   opt({ name: 'batch-max-commands', type: 'int', default: '256', min: 1, max: 65536, mutable: true, description: 'commands at most in one batched statement' }),
   opt({ name: 'batch-max-bytes', type: 'bytes', default: '4mb', min: 1024, max: 2 ** 31, mutable: true, description: 'argument bytes at most in one batched statement' }),
+  // a memory value like Redis's (CONFIG SET maxmemory bla fails there: the suite's unit/multi relies on it)
+  opt({ name: 'maxmemory', type: 'bytes', default: '0', min: 0, max: 2 ** 53, mutable: true, noop: true, description: 'accepted for compatibility; no effect' }),
   // accepted, no effect: Redis parameters tools set (encoding thresholds, persistence, eviction)
   ...[
     ['save', '3600 1 300 100 60 10000'], ['appendonly', 'no'], ['appendfsync', 'everysec'],
-    ['maxmemory', '0'], ['maxmemory-policy', 'noeviction'], ['maxmemory-samples', '5'],
+    ['maxmemory-policy', 'noeviction'], ['maxmemory-samples', '5'],
     ['hash-max-listpack-entries', '128'], ['hash-max-listpack-value', '64'],
     ['hash-max-ziplist-entries', '128'], ['hash-max-ziplist-value', '64'],
     ['list-max-listpack-size', '-2'], ['list-max-ziplist-size', '-2'], ['list-compress-depth', '0'],
