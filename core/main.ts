@@ -52,7 +52,7 @@ async function main(): Promise<void> {
       persistence.push(['postresp_storage_error', e.message.replace(/\s+/g, ' ')]);
       return [];
     });
-    return { persistence, keyspace: counts, stats: [['expired_keys', sweeper.deleted]] };
+    return { server: [['config_file', config.file ?? '']], persistence, keyspace: counts, stats: [['expired_keys', sweeper.deleted]] };
   };
   // after the workers closed their clients and lanes: stop the embedded Postgres, then exit
   server.onStopped.push(async () => {

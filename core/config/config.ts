@@ -4,6 +4,7 @@
  * Workers receive a snapshot (`toRecord`) and apply CONFIG SET changes the primary broadcasts.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { PostrespError, kErrConfig } from '../errors';
 import { kOptions, kOptionsByName, type OptionSpec } from './options';
 import { formatValue, parseMemory, parseValue, type OptionValue } from './values';
@@ -12,6 +13,8 @@ export interface OutputLimit { hard: number; soft: number; softSeconds: number }
 
 export class Config {
   private readonly values = new Map<string, OptionValue>();
+  /** absolute path of the config file read at start, if any (INFO server config_file) */
+  file: string | undefined;
 
   constructor(record?: Record<string, OptionValue>) {
     for (const spec of kOptions) {
@@ -116,6 +119,7 @@ export function loadConfig({ argv, env }: LoadSources): Config {
     else flags.push([name, argv[++i]]);
   }
   if (file !== undefined) {
+    config.file = path.resolve(file);
     let text: string;
     try {
       text = fs.readFileSync(file, 'utf8');

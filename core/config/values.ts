@@ -22,12 +22,18 @@ export function parseValue(spec: OptionSpec, text: string): OptionValue | { erro
     case 'int':
     case 'bytes':
     case 'octal': {
-      const n = spec.type === 'bytes' ? parseMemory(text)
-        : spec.type === 'octal' ? (/^[0-7]+$/.test(text) ? parseInt(text, 8) : undefined)
-          : /^-?\d+$/.test(text.trim()) ? Number(text.trim()) : undefined;
-      if (n === undefined || !Number.isSafeInteger(n)) {
-        return { error: spec.type === 'bytes' ? 'argument must be a memory value' : "argument couldn't be parsed into an integer" };
+      if (spec.type === 'bytes') {
+        // Redis's memory options (memtoull): digits and a unit, no sign, no spaces
+        const n = /^\d+[a-z]*$/i.test(text) ? parseMemory(text) : undefined;
+        if (n === undefined || !Number.isSafeInteger(n)) return { error: 'argument must be a memory value' };
+        if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
+          return { error: `argument must be between ${spec.min} and ${spec.max} inclusive` };
+        }
+        return n;
       }
+      const n = spec.type === 'octal' ? (/^[0-7]+$/.test(text) ? parseInt(text, 8) : undefined)
+        : /^-?\d+$/.test(text.trim()) ? Number(text.trim()) : undefined;
+      if (n === undefined || !Number.isSafeInteger(n)) return { error: "argument couldn't be parsed into an integer" };
       if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
         return { error: `argument must be between ${spec.min} and ${spec.max} inclusive` };
       }

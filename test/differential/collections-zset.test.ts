@@ -2,7 +2,8 @@
  * Differential: sorted-set commands against redis-server 7.0 in four connection patterns
  * (collections-compare.ts). Scores include ±inf, -0, 1.1 (formatted %.17g) and hex; lex commands
  * run only on keys whose scores are all 0 (Redis leaves lex ranges over mixed scores undefined).
- * ZRANDMEMBER is compared by size, ZSCAN as a multiset of pairs; the rest byte for byte.
+ * ZRANDMEMBER is compared by size; the rest byte for byte (ZSCAN too: every key fits a listpack,
+ * which Redis sends whole in score order).
  */
 import { differential, exact, norm, type CollectionFamily, type Step } from './collections-compare';
 import type { Rng } from './prng';
@@ -91,12 +92,36 @@ export const zsetFamily: CollectionFamily = {
       const head = op.endsWith('STORE') ? [key()] : [];
       return [exact(op, ...head, String(ks.length), ...ks, ...opts)];
     }
-    if (r < 0.88) return [norm('scan-pairs', 'ZSCAN', k, '0', 'COUNT', '1000', ...rng.pick([[], ['MATCH', '[a-c]']]))];
+    if (r < 0.875) {
+      // every key here fits a listpack (≤ 128 members of ≤ 64 bytes): one reply, score order
+      const opts = [...rng.pick([[], ['COUNT', '1'], ['COUNT', '1000']]), ...rng.pick([[], ['MATCH', '[a-c]']])];
+      return [exact('ZSCAN', k, rng.pick(['0', '0', '7', '18446744073709551615']), ...opts)];
+    }
+    if (r < 0.885) {
+      const ks = srcs();
+      return [exact('ZINTERCARD', String(ks.length), ...ks, ...rng.pick([[], ['LIMIT', '1'], ['LIMIT', '0'], ['LIMIT', '-1'], ['LIMIT', 'x'], ['WITHSCORES']]))];
+    }
     if (r < 0.91) return [exact('SET', k, 'str')];
     if (r < 0.96) return [exact('DEL', rng.chance(0.8) ? k : lk)];
     return [exact(rng.pick(['ZADD', 'ZRANGE', 'ZINCRBY', 'ZUNIONSTORE']), k)]; // wrong arity
   },
   dump: (keys) => keys.flatMap((k) => [exact('ZRANGE', k, '0', '-1', 'WITHSCORES'), exact('ZCARD', k)]),
+  edges: [
+    exact('ZADD', 'z', '1', 'a', '2', 'b', '3', 'c'), exact('SADD', 's', 'a', 'c', 'x'), exact('SET', 'str', 'v'),
+    exact('ZINTERCARD', '2', 'z', 's'), exact('ZINTERCARD', '2', 'z', 's', 'LIMIT', '1'), exact('ZINTERCARD', '2', 'z', 'z'),
+    exact('ZINTERCARD', '2', 'z', 'nokey'), exact('ZINTERCARD', '1', 'z', 'limit', '0', 'LIMIT', '2'),
+    exact('ZINTERCARD', '0', 'z'), exact('ZINTERCARD', '-1', 'z'), exact('ZINTERCARD', 'x', 'z'),
+    exact('ZINTERCARD', '9223372036854775808', 'z'), exact('ZINTERCARD', '2', 'z'), exact('ZINTERCARD', '1', 'z', 'z'),
+    exact('ZINTERCARD', '1', 'z', 'LIMIT'), exact('ZINTERCARD', '1', 'z', 'LIMIT', 'x'), exact('ZINTERCARD', '1', 'z', 'LIMIT', '-1'),
+    exact('ZINTERCARD', '1', 'z', 'WEIGHTS', '1'), exact('ZINTERCARD', '1', 'z', 'AGGREGATE', 'SUM'),
+    exact('ZINTERCARD', '2', 'z', 'str'), exact('ZINTERCARD', '1', 'str', 'LIMIT', 'x'), exact('ZINTERCARD', '1', 'nokey', 'LIMIT', 'x'),
+    exact('ZINTERCARD', '1'), exact('ZINTERCARD'),
+    exact('ZADD', 'big', ...Array.from({ length: 130 }, (_, i) => [String(i % 7), `m${i}`]).flat()),
+    exact('ZADD', 'z2', '1e17', 'x', '-inf', 'y', '2.5', 'z', '2.5', 'a'),
+    exact('ZSCAN', 'z2', '0'), exact('ZSCAN', 'z2', '5', 'COUNT', '1', 'MATCH', '[xyz]'), exact('ZINTERCARD', '2', 'big', 'z'),
+    // more than 128 members: a skiplist, paged, scores %.17g; COUNT 1000 gets it all in one page from both
+    exact('ZADD', 'big', '1e17', 'x', '-inf', 'y', '2.5', 'z'), norm('scan-pairs', 'ZSCAN', 'big', '0', 'COUNT', '1000'),
+  ],
 };
 
 differential(zsetFamily, 20240704);

@@ -7,6 +7,10 @@
  * for life), even when others come and go, which Redis also guarantees; an element may come
  * twice only if it is removed and added again. Cursor 0 starts, and "0" in a reply ends.
  *
+ * Small keys whose elements fit Redis's compact encoding (a listpack, an intset) come whole in
+ * one reply with cursor 0, whatever the cursor and COUNT, in that encoding's order as Redis sends
+ * them (`Compact` below; the statement sends every element of such keys: scan-sql.ts).
+ *
  * Redis checks the cursor first, then the key (missing → empty page, other type → WRONGTYPE),
  * and only then the options: a syntax error on a missing key is an empty page, not an error.
  */
@@ -100,16 +104,32 @@ export function scanPage(rows: unknown[][], from: number, count: number, match: 
 export const kEmptyScan: Reply = ['0', []];
 
 /**
- * The whole of HSCAN / SSCAN / ZSCAN key cursor [MATCH …] [COUNT …]: `stmt` returns the key's
- * type row first, then [element, extra, h] rows in h order (LIMIT count + 1); `pairs` sends
- * extra after each element, rendered by `extra`.
+ * A family's compact encoding: gets every element row [type, element, extra, h] of a key with at
+ * most the statement's `small` elements, and returns them in the order Redis sends that
+ * encoding, or undefined when they do not fit it (the key is then paged like a large one).
+ */
+export type Compact = (rows: unknown[][]) => unknown[][] | undefined;
+
+/**
+ * The whole of HSCAN / SSCAN / ZSCAN key cursor [MATCH …] [COUNT …]: `stmt` (scan-sql.ts)
+ * returns the key's type row first, then [element, extra, h] rows in h order; `pairs` sends
+ * extra after each element, rendered by `extra` (told whether the key was sent compact).
  */
 export function elementScan(s: Session, argv: Buffer[], stmt: Statement, type: KeyType, pairs: boolean,
-  extra?: (v: unknown) => Reply) {
+  compact: Compact, extra: (v: unknown, compact: boolean) => Reply = (v) => v as Reply) {
   const o = parseScan(argv, argv[2]);
   if (o instanceof RespError) return o;
   const limit = o.error ? 1 : o.count + 1;
   return exec(s, stmt, [dbArg(s), argv[1], String(o.cursor), String(limit), nowArg()],
-    typedRead(type, kEmptyScan, (rows) => o.error ??
-      scanPage(rows.filter((r) => r[1] !== null), 1, o.count, o.match, pairs, extra)));
+    typedRead(type, kEmptyScan, (rows) => {
+      if (o.error) return o.error;
+      const els = rows.filter((r) => r[1] !== null);
+      if (rows[0][4] !== true) return scanPage(els, 1, o.count, o.match, pairs, (v) => extra(v, false));
+      // a small key: every element came, in h order
+      const whole = compact(els);
+      if (whole !== undefined) return scanPage(whole, 1, whole.length, o.match, pairs, (v) => extra(v, true));
+      let from = 0;
+      while (from < els.length && (els[from][3] as number) < o.cursor) from++;
+      return scanPage(els.slice(from, from + o.count + 1), 1, o.count, o.match, pairs, (v) => extra(v, false));
+    }));
 }

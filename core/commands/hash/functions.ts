@@ -4,6 +4,8 @@
  * 6 = the increment is NaN or Infinity).
  */
 import { createKey, lockKey, shrinkKey } from '../collection/functions';
+import { randomPickFunction } from '../collection/random-sql';
+import { kHashRandom } from './sql';
 
 const kHash = 1;
 
@@ -143,5 +145,7 @@ export function hashFunctions(s: string): string[] {
          RETURN;
        END LOOP;
      END $f$`,
+    // HRANDFIELD: uniform picks (collection/random-sql.ts)
+    randomPickFunction(s, kHashRandom),
   ];
 }

@@ -1,15 +1,13 @@
 /**
  * HRANDFIELD key [count [WITHVALUES]] — random fields: one (or nil), up to count distinct ones,
- * or -count picks with repetitions. Picks probe the (key, h) index at a random h: O(log n)
- * each, fair up to the spacing of the h values (docs/collections.md).
+ * or -count picks with repetitions; every pick uniform (collection/random-sql.ts: the costs).
  * https://redis.io/commands/hrandfield/
  */
 import { RespError, type Reply } from '../../reply';
-
 import { KeyType } from '../../store';
 import { eqIgnoreCase } from '../args';
 import { dbArg, exec, nowArg, typedRead } from '../collection/exec';
-import { parseRandCount, randomH, randomHs, shuffle } from '../collection/random';
+import { parseRandCount } from '../collection/random';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
 import { kHashSql } from './sql';
@@ -20,24 +18,18 @@ export const hrandfield = defineCommand({
   group: 'hash', since: '6.2.0', summary: 'Returns one or more random fields from a hash.',
   complexity: 'O(N) where N is the number of fields returned',
   run(s, argv) {
-    if (argv.length === 2) {
-      return exec(s, kHashSql.rand1, [dbArg(s), argv[1], String(randomH()), nowArg()],
-        typedRead(KeyType.Hash, null, (rows) => rows[0][1] as Buffer));
-    }
+    const single = argv.length === 2;
     const withValues = argv.length === 4 && eqIgnoreCase(argv[3], 'withvalues');
-    const count = parseRandCount(argv[2], argv.length > 4 || (argv.length === 4 && !withValues), withValues);
+    const count = single ? -1 : parseRandCount(argv[2], argv.length > 4 || (argv.length === 4 && !withValues), withValues);
     if (count instanceof RespError) return count;
-    const pairs = (rows: unknown[][]): Reply => {
-      if (!withValues) return rows.map((r) => r[1] as Buffer);
-      if (s.proto === 3) return rows.map((r) => [r[1] as Buffer, r[2] as Buffer]);
-      return rows.flatMap((r) => [r[1] as Buffer, r[2] as Buffer]);
-    };
-    if (count >= 0) {
-      return exec(s, kHashSql.randDistinct, [dbArg(s), argv[1], String(randomH()), String(count), nowArg()],
-        typedRead(KeyType.Hash, [], (rows) => (count === 0 ? [] : pairs(shuffle(rows)))));
-    }
-    return exec(s, kHashSql.randRepeat, [dbArg(s), argv[1], `{${randomHs(-count).join(',')}}`, nowArg()],
-      typedRead(KeyType.Hash, [], pairs));
+    return exec(s, kHashSql.rand, [dbArg(s), argv[1], String(count), nowArg()],
+      typedRead(KeyType.Hash, single ? null : [], (rows): Reply => {
+        const picked = rows.filter((r) => r[1] !== null);
+        if (single) return (picked[0]?.[1] as Buffer | undefined) ?? null;
+        if (!withValues) return picked.map((r) => r[1] as Buffer);
+        if (s.proto === 3) return picked.map((r) => [r[1] as Buffer, r[2] as Buffer]);
+        return picked.flatMap((r) => [r[1] as Buffer, r[2] as Buffer]);
+      }));
   },
 });
 

@@ -3,8 +3,13 @@
  * missing key); writes call the functions in ./functions.ts. $1 db, $2 key, the last $n now.
  */
 import type { Statement } from '../../store';
+import { randomPickStatement, type RandomFamily } from '../collection/random-sql';
+import { scanStatement } from '../collection/scan-sql';
 import { liveKey as live } from '../collection/sql';
 const rows = 'h.db = k.db AND h.key = k.key';
+
+/** the random picks' function (collection/random-sql.ts), installed by ./functions.ts */
+export const kHashRandom: RandomFamily = { fn: 'h_rand', table: 'hashes', id: 'field', type: 1 };
 
 export const kHashSql = {
   get: {
@@ -27,38 +32,10 @@ export const kHashSql = {
   keys: { name: 'pr_h_keys', text: `SELECT k.type, h.field FROM kv k LEFT JOIN hashes h ON ${rows} WHERE ${live(3)}` },
   vals: { name: 'pr_h_vals', text: `SELECT k.type, h.value FROM kv k LEFT JOIN hashes h ON ${rows} WHERE ${live(3)}` },
   getall: { name: 'pr_h_getall', text: `SELECT k.type, h.field, h.value FROM kv k LEFT JOIN hashes h ON ${rows} WHERE ${live(3)}` },
-  /** one random field: the first with h ≥ $3, wrapping to the smallest h */
-  rand1: {
-    name: 'pr_h_rand1',
-    text: `SELECT k.type, p.field FROM kv k LEFT JOIN LATERAL (
-             (SELECT field FROM hashes h WHERE ${rows} AND h.h >= $3::int4 ORDER BY h.h LIMIT 1)
-             UNION ALL (SELECT field FROM hashes h WHERE ${rows} ORDER BY h.h LIMIT 1) LIMIT 1) p ON true
-           WHERE ${live(4)}`,
-  },
-  /** up to $4 distinct fields: a run in h order from $3, wrapping */
-  randDistinct: {
-    name: 'pr_h_rand_distinct',
-    text: `SELECT k.type, p.field, p.value FROM kv k LEFT JOIN LATERAL (
-             (SELECT field, value FROM hashes h WHERE ${rows} AND h.h >= $3::int4 ORDER BY h.h LIMIT $4::int8)
-             UNION ALL (SELECT field, value FROM hashes h WHERE ${rows} AND h.h < $3::int4 ORDER BY h.h LIMIT $4::int8)
-             LIMIT $4::int8) p ON true
-           WHERE ${live(5)}`,
-  },
-  /** one independent pick per element of $3 (repetitions allowed), in order */
-  randRepeat: {
-    name: 'pr_h_rand_repeat',
-    text: `SELECT k.type, p.field, p.value FROM kv k CROSS JOIN unnest($3::int4[]) WITH ORDINALITY AS r(v, i)
-           LEFT JOIN LATERAL (
-             (SELECT field, value FROM hashes h WHERE ${rows} AND h.h >= r.v ORDER BY h.h LIMIT 1)
-             UNION ALL (SELECT field, value FROM hashes h WHERE ${rows} ORDER BY h.h LIMIT 1) LIMIT 1) p ON true
-           WHERE ${live(4)} ORDER BY r.i`,
-  },
-  scan: {
-    name: 'pr_h_scan',
-    text: `SELECT k.type, p.field, p.value, p.h FROM kv k LEFT JOIN LATERAL (
-             SELECT field, value, h.h FROM hashes h WHERE ${rows} AND h.h >= $3::int4 ORDER BY h.h LIMIT $4::int8) p ON true
-           WHERE ${live(5)}`,
-  },
+  /** HRANDFIELD: $3 count (-1 for one pick); fields with their values */
+  rand: randomPickStatement('pr_h_rand', kHashRandom, 'value'),
+  /** HSCAN: hashes of ≤ hash-max-listpack-entries (128) come whole (collection/scan-sql.ts) */
+  scan: scanStatement('pr_h_scan', { table: 'hashes', id: 'field', extra: 'value', small: 128 }),
   set: { name: 'pr_h_set', text: 'SELECT status, n FROM h_set($1::int2, $2::bytea, $3::bytea[], $4::bytea[], $5::bool, $6::int8)' },
   /** a run of HSET / HMSET to one key: the fields that were new (workers/storage/hset-run.ts) */
   setNew: { name: 'pr_h_set_new', text: 'SELECT status, field FROM h_set_new($1::int2, $2::bytea, $3::bytea[], $4::bytea[], $5::int8)' },

@@ -4,6 +4,8 @@
  */
 import { createKey, kOverMark, lockKey, shrinkKey } from '../collection/functions';
 import { kWatchMark } from '../../storage/functions-watch';
+import { randomPickFunction } from '../collection/random-sql';
+import { kSetRandom } from './sql';
 
 const kSet = 3;
 const kWrongRow = 'status := 2; member := NULL; RETURN NEXT; RETURN;';
@@ -108,8 +110,10 @@ export function setFunctions(s: string): string[] {
          IF NOT FOUND THEN status := 0; RETURN; END IF;
          ${shrinkKey(s, '1', 'p_src')}
          INSERT INTO ${s}.sets (db, key, member) VALUES (p_db, p_dst, p_m) ON CONFLICT DO NOTHING;
-         UPDATE ${s}.kv SET card = card + (CASE WHEN FOUND THEN 1 ELSE 0 END), version = txid_current()
-           WHERE db = p_db AND key = p_dst;
+         -- dst already holding the member is unchanged: its version stays (a WATCH on it holds)
+         IF FOUND THEN
+           UPDATE ${s}.kv SET card = card + 1, version = txid_current() WHERE db = p_db AND key = p_dst;
+         END IF;
          status := 1; RETURN;
        END LOOP;
      END $f$`,
@@ -156,5 +160,7 @@ export function setFunctions(s: string): string[] {
        END LOOP;
        INSERT INTO ${s}.sets (db, key, member) SELECT p_db, p_dst, m FROM unnest(res) AS t(m);
      END $f$`,
+    // SRANDMEMBER: uniform picks (collection/random-sql.ts)
+    randomPickFunction(s, kSetRandom),
   ];
 }

@@ -3,9 +3,14 @@
  * the set algebra call ./functions.ts. $1 db, $2 key, the last $n now.
  */
 import type { Statement } from '../../store';
+import { randomPickStatement, type RandomFamily } from '../collection/random-sql';
+import { scanStatement } from '../collection/scan-sql';
 import { liveKey as live } from '../collection/sql';
 
 const rows = 's.db = k.db AND s.key = k.key';
+
+/** the random picks' function (collection/random-sql.ts), installed by ./functions.ts */
+export const kSetRandom: RandomFamily = { fn: 's_rand', table: 'sets', id: 'member', type: 3 };
 
 export const kSetSql = {
   isMember: {
@@ -18,35 +23,10 @@ export const kSetSql = {
            FROM kv k CROSS JOIN unnest($3::bytea[]) WITH ORDINALITY AS t(m, i) WHERE ${live(4)}`,
   },
   members: { name: 'pr_s_members', text: `SELECT k.type, s.member FROM kv k LEFT JOIN sets s ON ${rows} WHERE ${live(3)}` },
-  rand1: {
-    name: 'pr_s_rand1',
-    text: `SELECT k.type, p.member FROM kv k LEFT JOIN LATERAL (
-             (SELECT member FROM sets s WHERE ${rows} AND s.h >= $3::int4 ORDER BY s.h LIMIT 1)
-             UNION ALL (SELECT member FROM sets s WHERE ${rows} ORDER BY s.h LIMIT 1) LIMIT 1) p ON true
-           WHERE ${live(4)}`,
-  },
-  randDistinct: {
-    name: 'pr_s_rand_distinct',
-    text: `SELECT k.type, p.member FROM kv k LEFT JOIN LATERAL (
-             (SELECT member FROM sets s WHERE ${rows} AND s.h >= $3::int4 ORDER BY s.h LIMIT $4::int8)
-             UNION ALL (SELECT member FROM sets s WHERE ${rows} AND s.h < $3::int4 ORDER BY s.h LIMIT $4::int8)
-             LIMIT $4::int8) p ON true
-           WHERE ${live(5)}`,
-  },
-  randRepeat: {
-    name: 'pr_s_rand_repeat',
-    text: `SELECT k.type, p.member FROM kv k CROSS JOIN unnest($3::int4[]) WITH ORDINALITY AS r(v, i)
-           LEFT JOIN LATERAL (
-             (SELECT member FROM sets s WHERE ${rows} AND s.h >= r.v ORDER BY s.h LIMIT 1)
-             UNION ALL (SELECT member FROM sets s WHERE ${rows} ORDER BY s.h LIMIT 1) LIMIT 1) p ON true
-           WHERE ${live(4)} ORDER BY r.i`,
-  },
-  scan: {
-    name: 'pr_s_scan',
-    text: `SELECT k.type, p.member, NULL, p.h FROM kv k LEFT JOIN LATERAL (
-             SELECT member, s.h FROM sets s WHERE ${rows} AND s.h >= $3::int4 ORDER BY s.h LIMIT $4::int8) p ON true
-           WHERE ${live(5)}`,
-  },
+  /** SRANDMEMBER: $3 count (-1 for one pick) */
+  rand: randomPickStatement('pr_s_rand', kSetRandom),
+  /** SSCAN: sets of ≤ set-max-intset-entries (512) come whole (collection/scan-sql.ts) */
+  scan: scanStatement('pr_s_scan', { table: 'sets', id: 'member', small: 512 }),
   add: { name: 'pr_s_add', text: 'SELECT status, n FROM s_add($1::int2, $2::bytea, $3::bytea[], $4::int8)' },
   /** a run of SADDs to one key: the members that were new (workers/storage/sadd-run.ts) */
   addNew: { name: 'pr_s_add_new', text: 'SELECT status, member FROM s_add_new($1::int2, $2::bytea, $3::bytea[], $4::int8)' },

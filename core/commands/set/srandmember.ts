@@ -1,13 +1,13 @@
 /**
  * SRANDMEMBER key [count] — one random member (or nil), up to count distinct ones, or -count
- * picks with repetitions (collection/random.ts).
+ * picks with repetitions; every pick uniform (collection/random-sql.ts).
  * https://redis.io/commands/srandmember/
  */
 import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { KeyType } from '../../store';
 import { dbArg, exec, nowArg, typedRead } from '../collection/exec';
-import { parseRandCount, randomH, randomHs, shuffle } from '../collection/random';
+import { parseRandCount } from '../collection/random';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
 import { kSetSql } from './sql';
@@ -19,18 +19,13 @@ export const srandmember = defineCommand({
   complexity: 'Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.',
   run(s, argv) {
     if (argv.length > 3) return Err.syntax;
-    if (argv.length === 2) {
-      return exec(s, kSetSql.rand1, [dbArg(s), argv[1], String(randomH()), nowArg()],
-        typedRead(KeyType.Set, null, (rows) => rows[0][1] as Buffer));
-    }
-    const count = parseRandCount(argv[2], false, false);
+    const single = argv.length === 2;
+    const count = single ? -1 : parseRandCount(argv[2], false, false);
     if (count instanceof RespError) return count;
-    const members = (rows: unknown[][]) => rows.map((r) => r[1] as Buffer);
-    if (count >= 0) {
-      return exec(s, kSetSql.randDistinct, [dbArg(s), argv[1], String(randomH()), String(count), nowArg()],
-        typedRead(KeyType.Set, [], (rows) => (count === 0 ? [] : members(shuffle(rows)))));
-    }
-    return exec(s, kSetSql.randRepeat, [dbArg(s), argv[1], `{${randomHs(-count).join(',')}}`, nowArg()],
-      typedRead(KeyType.Set, [], members));
+    return exec(s, kSetSql.rand, [dbArg(s), argv[1], String(count), nowArg()],
+      typedRead(KeyType.Set, single ? null : [], (rows) => {
+        const members = rows.filter((r) => r[1] !== null).map((r) => r[1] as Buffer);
+        return single ? members[0] ?? null : members;
+      }));
   },
 });

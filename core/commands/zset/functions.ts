@@ -13,6 +13,8 @@
  */
 import { createKey, kOverMark, lockKey, shrinkKey } from '../collection/functions';
 import { kWatchMark } from '../../storage/functions-watch';
+import { randomPickFunction } from '../collection/random-sql';
+import { kZsetRandom } from './sql';
 
 const kZset = 4;
 const kSet = 3;
@@ -270,5 +272,30 @@ export function zsetFunctions(s: string): string[] {
        IF wrong THEN status := 2; RETURN; END IF;
        SELECT * INTO status, n FROM ${s}.z_replace(p_db, p_dst, ms, scs);
      END $f$`,
+    // ZINTERCARD: members of the smallest source found in every other one (sets count as
+    // sorted sets), counting stops at p_limit (0 = none). Types are checked first, as z_combine does.
+    `CREATE OR REPLACE FUNCTION ${s}.z_intercard(p_db int2, p_keys bytea[], p_limit int8, p_now int8,
+       OUT status int2, OUT n int8) LANGUAGE plpgsql STABLE AS $f$
+     DECLARE nwrong int8; nmissing int8; ks bytea[]; ts int2[];
+     BEGIN
+       SELECT count(*) FILTER (WHERE k.type IS NOT NULL AND k.type NOT IN (${kSet}, ${kZset})), count(*) FILTER (WHERE k.type IS NULL),
+           array_agg(t.key ORDER BY k.card, t.key) FILTER (WHERE k.type IS NOT NULL),
+           array_agg(k.type ORDER BY k.card, t.key) FILTER (WHERE k.type IS NOT NULL)
+         INTO nwrong, nmissing, ks, ts
+         FROM (SELECT DISTINCT key FROM unnest(p_keys) AS u(key)) t LEFT JOIN ${s}.kv k ON k.db = p_db AND k.key = t.key
+           AND (k.expires_at IS NULL OR k.expires_at > p_now);
+       IF nwrong > 0 THEN status := 2; RETURN; END IF;
+       status := 1; n := 0;
+       IF nmissing > 0 THEN RETURN; END IF;
+       SELECT count(*) INTO n FROM (
+         SELECT 1 FROM (SELECT z.member FROM ${s}.zsets z WHERE ts[1] = ${kZset} AND z.db = p_db AND z.key = ks[1]
+                        UNION ALL SELECT x.member FROM ${s}.sets x WHERE ts[1] = ${kSet} AND x.db = p_db AND x.key = ks[1]) a
+         WHERE NOT EXISTS (SELECT 1 FROM unnest(ks[2:], ts[2:]) AS o(k, t) WHERE NOT CASE WHEN o.t = ${kZset}
+             THEN EXISTS (SELECT 1 FROM ${s}.zsets z WHERE z.db = p_db AND z.key = o.k AND z.member = a.member)
+             ELSE EXISTS (SELECT 1 FROM ${s}.sets x WHERE x.db = p_db AND x.key = o.k AND x.member = a.member) END)
+         LIMIT CASE WHEN p_limit > 0 THEN p_limit END) q;
+     END $f$`,
+    // ZRANDMEMBER: uniform picks (collection/random-sql.ts)
+    randomPickFunction(s, kZsetRandom),
   ];
 }

@@ -3,6 +3,7 @@ import type { CommandSpec } from '../spec';
 import { zadd, zincrby } from './zadd';
 import { zcard } from './zcard';
 import { zdiff, zdiffstore, zinter, zinterstore, zunion, zunionstore } from './zcombine';
+import { zintercard } from './zintercard';
 import { zcount, zlexcount } from './zcount';
 import { zmpop } from './zmpop';
 import { zpopmax, zpopmin } from './zpop';
@@ -17,5 +18,5 @@ import { zmscore, zscore } from './zscore';
 export const kZsetCommands: CommandSpec[] = [
   zadd, zincrby, zrem, zcard, zscore, zmscore, zrank, zrevrank, zcount, zlexcount, zrange, zrangestore, zrevrange,
   zrangebyscore, zrevrangebyscore, zrangebylex, zrevrangebylex, zpopmin, zpopmax, zmpop, zremrangebyrank, zremrangebyscore,
-  zremrangebylex, zrandmember, zunionstore, zinterstore, zdiffstore, zunion, zinter, zdiff, zscan,
+  zremrangebylex, zrandmember, zunionstore, zinterstore, zdiffstore, zunion, zinter, zdiff, zintercard, zscan,
 ];

@@ -3,9 +3,14 @@
  * writes and the set algebra call ./functions.ts. $1 db, $2 key, the last $n now.
  */
 import type { Statement } from '../../store';
+import { randomPickStatement, type RandomFamily } from '../collection/random-sql';
+import { scanStatement } from '../collection/scan-sql';
 import { liveKey as live } from '../collection/sql';
 
 const rows = 'z.db = k.db AND z.key = k.key';
+
+/** the random picks' function (collection/random-sql.ts), installed by ./functions.ts */
+export const kZsetRandom: RandomFamily = { fn: 'z_rand', table: 'zsets', id: 'member', type: 4 };
 const range = '$3::int2, $4::bool, $5::int8, $6::int8, $7::float8, $8::float8, $9::bytea, $10::bytea, $11::int8, $12::int8';
 
 export const kZsetSql = {
@@ -39,35 +44,10 @@ export const kZsetSql = {
     name: 'pr_z_lexcount_open',
     text: `SELECT k.type, (SELECT count(*) FROM zsets z WHERE ${rows} AND z.member >= $3::bytea) FROM kv k WHERE ${live(4)}`,
   },
-  rand1: {
-    name: 'pr_z_rand1',
-    text: `SELECT k.type, p.member FROM kv k LEFT JOIN LATERAL (
-             (SELECT member FROM zsets z WHERE ${rows} AND z.h >= $3::int4 ORDER BY z.h LIMIT 1)
-             UNION ALL (SELECT member FROM zsets z WHERE ${rows} ORDER BY z.h LIMIT 1) LIMIT 1) p ON true
-           WHERE ${live(4)}`,
-  },
-  randDistinct: {
-    name: 'pr_z_rand_distinct',
-    text: `SELECT k.type, p.member, p.score FROM kv k LEFT JOIN LATERAL (
-             (SELECT member, score FROM zsets z WHERE ${rows} AND z.h >= $3::int4 ORDER BY z.h LIMIT $4::int8)
-             UNION ALL (SELECT member, score FROM zsets z WHERE ${rows} AND z.h < $3::int4 ORDER BY z.h LIMIT $4::int8)
-             LIMIT $4::int8) p ON true
-           WHERE ${live(5)}`,
-  },
-  randRepeat: {
-    name: 'pr_z_rand_repeat',
-    text: `SELECT k.type, p.member, p.score FROM kv k CROSS JOIN unnest($3::int4[]) WITH ORDINALITY AS r(v, i)
-           LEFT JOIN LATERAL (
-             (SELECT member, score FROM zsets z WHERE ${rows} AND z.h >= r.v ORDER BY z.h LIMIT 1)
-             UNION ALL (SELECT member, score FROM zsets z WHERE ${rows} ORDER BY z.h LIMIT 1) LIMIT 1) p ON true
-           WHERE ${live(4)} ORDER BY r.i`,
-  },
-  scan: {
-    name: 'pr_z_scan',
-    text: `SELECT k.type, p.member, p.score, p.h FROM kv k LEFT JOIN LATERAL (
-             SELECT member, score, z.h FROM zsets z WHERE ${rows} AND z.h >= $3::int4 ORDER BY z.h LIMIT $4::int8) p ON true
-           WHERE ${live(5)}`,
-  },
+  /** ZRANDMEMBER: $3 count (-1 for one pick); members with their scores */
+  rand: randomPickStatement('pr_z_rand', kZsetRandom, 'score'),
+  /** ZSCAN: zsets of ≤ zset-max-listpack-entries (128) come whole (collection/scan-sql.ts) */
+  scan: scanStatement('pr_z_scan', { table: 'zsets', id: 'member', extra: 'score', small: 128 }),
   range: { name: 'pr_z_range', text: `SELECT status, member, score FROM z_range($1::int2, $2::bytea, ${range}, $13::int8)` },
   rangeStore: {
     name: 'pr_z_rangestore',
@@ -94,4 +74,6 @@ export const kZsetSql = {
     name: 'pr_z_store',
     text: 'SELECT status, n FROM z_store($1::int2, $2::bytea, $3::int2, $4::bytea[], $5::float8[], $6::int2, $7::int8)',
   },
+  /** ZINTERCARD: $2 keys, $3 limit (0 = none) */
+  interCard: { name: 'pr_z_intercard', text: 'SELECT status, n FROM z_intercard($1::int2, $2::bytea[], $3::int8, $4::int8)' },
 } satisfies Record<string, Statement>;
