@@ -10,7 +10,7 @@ import { eqIgnoreCase, parseI64 } from '../args';
 import { positiveLong } from '../collection/args';
 import { encodeBufferArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
-import { kNoKeys } from '../spec';
+import { kCountedKeys } from '../spec';
 import { ZsetOp } from './zcombine';
 import { kZsetSql } from './sql';
 
@@ -18,7 +18,7 @@ const kAtLeastOne = new RespError('ERR at least 1 input key is needed for \'zint
 const kLimitNegative = new RespError('ERR LIMIT can\'t be negative');
 
 export const zintercard = defineCommand({
-  name: 'zintercard', arity: -3, flags: ['readonly'], keys: kNoKeys, acl: ['read', 'sortedset', 'slow'],
+  name: 'zintercard', arity: -3, flags: ['readonly'], keys: kCountedKeys, acl: ['read', 'sortedset', 'slow'],
   group: 'sorted-set', since: '7.0.0', summary: 'Intersect multiple sorted sets and return the cardinality of the result',
   complexity: 'O(N*K) worst case with N being the smallest input sorted set, K being the number of input sorted sets.',
   run(s, argv) {
