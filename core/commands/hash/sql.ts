@@ -27,12 +27,13 @@ export const kHashSql = {
   keys: { name: 'pr_h_keys', text: `SELECT k.type, h.field FROM kv k LEFT JOIN hashes h ON ${rows} WHERE ${live(3)}` },
   vals: { name: 'pr_h_vals', text: `SELECT k.type, h.value FROM kv k LEFT JOIN hashes h ON ${rows} WHERE ${live(3)}` },
   getall: { name: 'pr_h_getall', text: `SELECT k.type, h.field, h.value FROM kv k LEFT JOIN hashes h ON ${rows} WHERE ${live(3)}` },
-  /** one random field: the first with h ≥ $3, wrapping to the smallest h */
+  /** one random field: the first with h ≥ $3, wrapping to the smallest h.
+   * h ≥ 0 is always true (h < 2^31): said so the wrap-around implies the (key, h) index's predicate (schema v5) */
   rand1: {
     name: 'pr_h_rand1',
     text: `SELECT k.type, p.field FROM kv k LEFT JOIN LATERAL (
              (SELECT field FROM hashes h WHERE ${rows} AND h.h >= $3::int4 ORDER BY h.h LIMIT 1)
-             UNION ALL (SELECT field FROM hashes h WHERE ${rows} ORDER BY h.h LIMIT 1) LIMIT 1) p ON true
+             UNION ALL (SELECT field FROM hashes h WHERE ${rows} AND h.h >= 0 ORDER BY h.h LIMIT 1) LIMIT 1) p ON true
            WHERE ${live(4)}`,
   },
   /** up to $4 distinct fields: a run in h order from $3, wrapping */
@@ -50,7 +51,7 @@ export const kHashSql = {
     text: `SELECT k.type, p.field, p.value FROM kv k CROSS JOIN unnest($3::int4[]) WITH ORDINALITY AS r(v, i)
            LEFT JOIN LATERAL (
              (SELECT field, value FROM hashes h WHERE ${rows} AND h.h >= r.v ORDER BY h.h LIMIT 1)
-             UNION ALL (SELECT field, value FROM hashes h WHERE ${rows} ORDER BY h.h LIMIT 1) LIMIT 1) p ON true
+             UNION ALL (SELECT field, value FROM hashes h WHERE ${rows} AND h.h >= 0 ORDER BY h.h LIMIT 1) LIMIT 1) p ON true
            WHERE ${live(4)} ORDER BY r.i`,
   },
   scan: {

@@ -18,11 +18,13 @@ export const kSetSql = {
            FROM kv k CROSS JOIN unnest($3::bytea[]) WITH ORDINALITY AS t(m, i) WHERE ${live(4)}`,
   },
   members: { name: 'pr_s_members', text: `SELECT k.type, s.member FROM kv k LEFT JOIN sets s ON ${rows} WHERE ${live(3)}` },
+  /** one random member, as HRANDFIELD's.
+   * h ≥ 0 is always true (h < 2^31): said so the wrap-around implies the (key, h) index's predicate (schema v5) */
   rand1: {
     name: 'pr_s_rand1',
     text: `SELECT k.type, p.member FROM kv k LEFT JOIN LATERAL (
              (SELECT member FROM sets s WHERE ${rows} AND s.h >= $3::int4 ORDER BY s.h LIMIT 1)
-             UNION ALL (SELECT member FROM sets s WHERE ${rows} ORDER BY s.h LIMIT 1) LIMIT 1) p ON true
+             UNION ALL (SELECT member FROM sets s WHERE ${rows} AND s.h >= 0 ORDER BY s.h LIMIT 1) LIMIT 1) p ON true
            WHERE ${live(4)}`,
   },
   randDistinct: {
@@ -38,7 +40,7 @@ export const kSetSql = {
     text: `SELECT k.type, p.member FROM kv k CROSS JOIN unnest($3::int4[]) WITH ORDINALITY AS r(v, i)
            LEFT JOIN LATERAL (
              (SELECT member FROM sets s WHERE ${rows} AND s.h >= r.v ORDER BY s.h LIMIT 1)
-             UNION ALL (SELECT member FROM sets s WHERE ${rows} ORDER BY s.h LIMIT 1) LIMIT 1) p ON true
+             UNION ALL (SELECT member FROM sets s WHERE ${rows} AND s.h >= 0 ORDER BY s.h LIMIT 1) LIMIT 1) p ON true
            WHERE ${live(4)} ORDER BY r.i`,
   },
   scan: {

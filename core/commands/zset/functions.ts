@@ -12,6 +12,7 @@
  * then OFFSET p_off LIMIT p_lim (NULL = all) for BYSCORE / BYLEX.
  */
 import { createKey, lockKey, shrinkKey } from '../collection/functions';
+import { everyScore } from './sql';
 
 const kZset = 4;
 const kSet = 3;
@@ -75,7 +76,9 @@ export function zsetFunctions(s: string): string[] {
        GET DIAGNOSTICS n = ROW_COUNT;
        ${shrinkKey(s, 'n')}
      END $f$`,
-    // ZPOPMIN / ZPOPMAX (p_max): up to p_count, in pop order
+    // ZPOPMIN / ZPOPMAX (p_max): up to p_count, in pop order. The members are picked in the
+    // zsets_score index, then deleted through the primary key (no join the planner could turn
+    // into a scan of the whole sorted set: docs/postgres.md "Plans").
     `CREATE OR REPLACE FUNCTION ${s}.z_pop(p_db int2, p_key bytea, p_count int8, p_max bool, p_now int8)
      RETURNS TABLE (status int2, member bytea, score float8) LANGUAGE plpgsql AS $f$
      #variable_conflict use_column
@@ -84,16 +87,14 @@ export function zsetFunctions(s: string): string[] {
        ${lockKey(s, kZset, 'p_key', 'r', 'live', kWrongRow)}
        IF NOT live OR p_count <= 0 THEN RETURN; END IF;
        IF p_max THEN
-         RETURN QUERY WITH p AS (SELECT z.member FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key
-             ORDER BY z.score DESC, z.member DESC LIMIT p_count),
-           d AS (DELETE FROM ${s}.zsets z USING p WHERE z.db = p_db AND z.key = p_key AND z.member = p.member
-             RETURNING z.member, z.score)
+         RETURN QUERY WITH d AS (DELETE FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key AND z.member = ANY (ARRAY(
+             SELECT x.member FROM ${s}.zsets x WHERE x.db = p_db AND x.key = p_key AND ${everyScore('x')}
+             ORDER BY x.score DESC, x.member DESC LIMIT p_count)) RETURNING z.member, z.score)
            SELECT 1::int2, d.member, d.score FROM d ORDER BY d.score DESC, d.member DESC;
        ELSE
-         RETURN QUERY WITH p AS (SELECT z.member FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key
-             ORDER BY z.score, z.member LIMIT p_count),
-           d AS (DELETE FROM ${s}.zsets z USING p WHERE z.db = p_db AND z.key = p_key AND z.member = p.member
-             RETURNING z.member, z.score)
+         RETURN QUERY WITH d AS (DELETE FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key AND z.member = ANY (ARRAY(
+             SELECT x.member FROM ${s}.zsets x WHERE x.db = p_db AND x.key = p_key AND ${everyScore('x')}
+             ORDER BY x.score, x.member LIMIT p_count)) RETURNING z.member, z.score)
            SELECT 1::int2, d.member, d.score FROM d ORDER BY d.score, d.member;
        END IF;
        GET DIAGNOSTICS n = ROW_COUNT;
@@ -137,11 +138,11 @@ export function zsetFunctions(s: string): string[] {
        IF p_kind = 2 THEN
          IF p_rev THEN
            RETURN QUERY SELECT 1::int2, z.member, z.score FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key
-             AND z.member >= p_llo AND (p_lhi IS NULL OR z.member < p_lhi)
+             AND z.member >= p_llo AND (p_lhi IS NULL OR z.member < p_lhi) AND ${everyScore('z')}
              ORDER BY z.score DESC, z.member DESC OFFSET p_off LIMIT p_lim;
          ELSE
            RETURN QUERY SELECT 1::int2, z.member, z.score FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key
-             AND z.member >= p_llo AND (p_lhi IS NULL OR z.member < p_lhi)
+             AND z.member >= p_llo AND (p_lhi IS NULL OR z.member < p_lhi) AND ${everyScore('z')}
              ORDER BY z.score, z.member OFFSET p_off LIMIT p_lim;
          END IF;
        ELSIF p_kind = 1 THEN
@@ -154,10 +155,10 @@ export function zsetFunctions(s: string): string[] {
          END IF;
        ELSIF p_rev THEN
          RETURN QUERY SELECT 1::int2, z.member, z.score FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key
-           ORDER BY z.score DESC, z.member DESC OFFSET p_off LIMIT p_lim;
+           AND ${everyScore('z')} ORDER BY z.score DESC, z.member DESC OFFSET p_off LIMIT p_lim;
        ELSE
          RETURN QUERY SELECT 1::int2, z.member, z.score FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key
-           ORDER BY z.score, z.member OFFSET p_off LIMIT p_lim;
+           AND ${everyScore('z')} ORDER BY z.score, z.member OFFSET p_off LIMIT p_lim;
        END IF;
      END $f$`,
     // ZRANGESTORE dst src …: the range replaces dst (an empty one deletes it); n = its size
@@ -200,9 +201,9 @@ export function zsetFunctions(s: string): string[] {
          IF a < 0 THEN a := 0; END IF;
          IF a > b OR a >= r.card THEN RETURN; END IF;
          IF b >= r.card THEN b := r.card - 1; END IF;
-         DELETE FROM ${s}.zsets z USING (SELECT x.member FROM ${s}.zsets x WHERE x.db = p_db AND x.key = p_key
-             ORDER BY x.score, x.member OFFSET a LIMIT b - a + 1) p
-           WHERE z.db = p_db AND z.key = p_key AND z.member = p.member;
+         DELETE FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key AND z.member = ANY (ARRAY(
+           SELECT x.member FROM ${s}.zsets x WHERE x.db = p_db AND x.key = p_key AND ${everyScore('x')}
+           ORDER BY x.score, x.member OFFSET a LIMIT b - a + 1));
        ELSIF p_kind = 1 THEN
          DELETE FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key AND z.score >= p_lo AND z.score <= p_hi;
        ELSE

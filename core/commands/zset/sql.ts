@@ -6,6 +6,13 @@ import type { Statement } from '../../store';
 import { liveKey as live } from '../collection/sql';
 
 const rows = 'z.db = k.db AND z.key = k.key';
+
+/**
+ * Always true (no score is NaN, and Postgres sorts NaN above -inf anyway): a query that walks
+ * the zsets_score index in (score, member) order without a score bound says it, so that it
+ * implies the index's predicate `score IS NOT NULL` (schema v5, docs/postgres.md "Plans").
+ */
+export const everyScore = (t: string): string => `${t}.score >= '-Infinity'::float8`;
 const range = '$3::int2, $4::bool, $5::int8, $6::int8, $7::float8, $8::float8, $9::bytea, $10::bytea, $11::int8, $12::int8';
 
 export const kZsetSql = {
@@ -22,7 +29,7 @@ export const kZsetSql = {
   rank: {
     name: 'pr_z_rank',
     text: `SELECT k.type, k.card, (SELECT count(*) FROM zsets x WHERE x.db = k.db AND x.key = k.key
-             AND (x.score, x.member) < (z.score, z.member)), z.member IS NOT NULL
+             AND ${everyScore('x')} AND (x.score, x.member) < (z.score, z.member)), z.member IS NOT NULL
            FROM kv k LEFT JOIN zsets z ON ${rows} AND z.member = $3::bytea WHERE ${live(4)}`,
   },
   count: {
@@ -39,11 +46,13 @@ export const kZsetSql = {
     name: 'pr_z_lexcount_open',
     text: `SELECT k.type, (SELECT count(*) FROM zsets z WHERE ${rows} AND z.member >= $3::bytea) FROM kv k WHERE ${live(4)}`,
   },
+  /** one random member, as HRANDFIELD's.
+   * h ≥ 0 is always true (h < 2^31): said so the wrap-around implies the (key, h) index's predicate (schema v5) */
   rand1: {
     name: 'pr_z_rand1',
     text: `SELECT k.type, p.member FROM kv k LEFT JOIN LATERAL (
              (SELECT member FROM zsets z WHERE ${rows} AND z.h >= $3::int4 ORDER BY z.h LIMIT 1)
-             UNION ALL (SELECT member FROM zsets z WHERE ${rows} ORDER BY z.h LIMIT 1) LIMIT 1) p ON true
+             UNION ALL (SELECT member FROM zsets z WHERE ${rows} AND z.h >= 0 ORDER BY z.h LIMIT 1) LIMIT 1) p ON true
            WHERE ${live(4)}`,
   },
   randDistinct: {
@@ -59,7 +68,7 @@ export const kZsetSql = {
     text: `SELECT k.type, p.member, p.score FROM kv k CROSS JOIN unnest($3::int4[]) WITH ORDINALITY AS r(v, i)
            LEFT JOIN LATERAL (
              (SELECT member, score FROM zsets z WHERE ${rows} AND z.h >= r.v ORDER BY z.h LIMIT 1)
-             UNION ALL (SELECT member, score FROM zsets z WHERE ${rows} ORDER BY z.h LIMIT 1) LIMIT 1) p ON true
+             UNION ALL (SELECT member, score FROM zsets z WHERE ${rows} AND z.h >= 0 ORDER BY z.h LIMIT 1) LIMIT 1) p ON true
            WHERE ${live(4)} ORDER BY r.i`,
   },
   scan: {
