@@ -94,6 +94,29 @@ describe('migrate', () => {
     assert.equal(value.toString(), 'v');
   });
 
+  it('leaves the statistics of converted and upgraded tables current (ANALYZE)', async () => {
+    const schema = await schemaFor('mig_stats');
+    const s = `"${schema}"`;
+    const reltuples = () => withPg(async (c) => (await c.query(`SELECT c.relname, c.reltuples::int AS n FROM pg_class c
+      JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname IN ('kv', 'hashes') ORDER BY 1`,
+    [schema])).rows.map((r) => `${r.relname} ${r.n}`));
+    // statistics taken with one key, then 2000 more: what a logged keyspace with one key looked like when converted
+    await migrate(url, { ...opts(schema, 'logged'), version: 4 });
+    await withPg(async (c) => {
+      await c.query(`INSERT INTO ${s}.kv (db, key, type, value) VALUES (0, 'one', 0, 'v')`);
+      await c.query(`ANALYZE ${s}.kv`);
+      await c.query(`INSERT INTO ${s}.kv (db, key, type, value) SELECT 0, convert_to('k' || i, 'UTF8'), 0, 'v' FROM generate_series(1, 2000) i`);
+    });
+    await migrate(url, opts(schema, 'unlogged', true)); // converted and upgraded to the latest version
+    assert.deepEqual(await reltuples(), ['hashes 0', 'kv 2001']);
+    await withPg(async (c) => {
+      await c.query(`INSERT INTO ${s}.hashes (db, key, field, value) SELECT 0, 'one', convert_to('f' || i, 'UTF8'), 'v' FROM generate_series(1, 300) i`);
+      await c.query(`DELETE FROM ${s}.kv WHERE key <> 'one'`);
+    });
+    await migrate(url, opts(schema, 'logged', true));
+    assert.deepEqual(await reltuples(), ['hashes 300', 'kv 1']);
+  });
+
   it('switches logged ↔ logged-async without rewriting tables', async () => {
     const schema = await schemaFor('mig_async');
     await migrate(url, opts(schema, 'logged'));
@@ -183,7 +206,8 @@ describe('session settings', () => {
       ['SET search_path TO "p1"', 'SET synchronous_commit TO on', 'SET jit TO off']);
     assert.equal(sessionSettings('logged-async')[1], 'SET synchronous_commit TO off');
     assert.equal(sessionSettings('unlogged')[1], 'SET synchronous_commit TO off');
-    assert.equal(startupOptions('logged', 'p1'), '-c search_path=p1 -c synchronous_commit=on -c jit=off -c plan_cache_mode=force_generic_plan');
+    assert.equal(startupOptions('logged', 'p1'), '-c search_path=p1 -c synchronous_commit=on -c jit=off ' +
+      '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off -c enable_sort=off');
   });
 
   it('applies on a real connection', async () => {

@@ -156,6 +156,38 @@ export const kMigrations: readonly Migration[] = [
       `CREATE TRIGGER kv_truncated AFTER TRUNCATE ON ${s}.kv FOR EACH STATEMENT EXECUTE FUNCTION ${s}.kv_truncated()`,
     ],
   },
+  {
+    version: 5,
+    name: 'secondary indexes only their own queries can use (docs/postgres.md "Plans"); sorted-set pop bounds',
+    statements: (s) => [
+      // A point lookup (db, key[, field]) could be planned on an index sharing its (db, key)
+      // prefix, filtering the rest, whenever the statistics said that prefix held one row: after
+      // a storage-mode conversion GET read every key of db 0 through kv_scan per batch (11k
+      // instead of 41k GET/s), and HGET/ZSCORE read a whole hash or sorted set whose key was not
+      // among the sampled common values. A partial index serves only queries that imply its
+      // predicate: `x IS NOT NULL` is implied by any strict comparison of x (SCAN's
+      // kv_hash(key) >= $2, a random pick's h >= $3 or h >= 0), never by a key lookup, which can
+      // then use the primary key alone. Every row satisfies the predicates (NOT NULL columns,
+      // kv_hash is never null), so the indexes keep every row.
+      `DROP INDEX ${s}.kv_scan`,
+      `CREATE INDEX kv_scan ON ${s}.kv (db, ${s}.kv_hash(key)) WHERE ${s}.kv_hash(key) IS NOT NULL`,
+      ...['hashes', 'sets', 'zsets'].flatMap((t) => [
+        `DROP INDEX ${s}.${t}_h`,
+        `CREATE INDEX ${t}_h ON ${s}.${t} (db, key, h) WHERE h IS NOT NULL`,
+      ]),
+      // ZSCORE read every member of the sorted set in this index (member is its last column,
+      // score comes with it: an index-only scan looked cheap); range and rank queries say
+      // score >= '-Infinity' (core/commands/zset/sql.ts everyScore).
+      `DROP INDEX ${s}.zsets_score`,
+      `CREATE INDEX zsets_score ON ${s}.zsets (db, key, score, member) WHERE score IS NOT NULL`,
+      // A sorted set's pop bounds: every member's (score, member) is ≥ zlo and ≤ zhi (NULL: no
+      // bound). ZPOPMIN/ZPOPMAX start their index scan there: from the end of the set they walked
+      // every entry popped before, dead until VACUUM (a 100k drain fell to 0.5× its first rate);
+      // ZADD widens them. In the kv row every pop locks and updates anyway; NULL for other keys.
+      `ALTER TABLE ${s}.kv ADD COLUMN zlo_score float8, ADD COLUMN zlo_member bytea,
+         ADD COLUMN zhi_score float8, ADD COLUMN zhi_member bytea`,
+    ],
+  },
 ];
 
 export const kSchemaVersion = kMigrations[kMigrations.length - 1]!.version;
@@ -229,7 +261,21 @@ async function migrateLocked(c: pg.Client, schema: string, mode: StorageMode, co
   if (current < version) {
     await c.query(`UPDATE ${s}.meta SET value = $1 WHERE key = 'schema_version'`, [String(version)]);
   }
+  if (convertedFrom !== undefined || (current > 0 && current < version)) await analyzeTables(c, schema);
   return { schemaVersion: version, storageMode: mode, created, ...(convertedFrom ? { convertedFrom } : {}) };
+}
+
+// A rewritten table (SET LOGGED/UNLOGGED) or a rebuilt index keeps the statistics it had, or
+// none: after converting a one-key keyspace Postgres took kv for one row until autovacuum's next
+// ANALYZE (a minute or more), and plans made meanwhile are cached by every lane (issue 12: GET
+// 11k/s, then 41k/s once analyzed). The statements no longer depend on it (docs/postgres.md
+// "Plans"), but estimates for everything else should be right from the start. ANALYZE samples
+// at most 30,000 rows a table: well under a second even for large keyspaces.
+async function analyzeTables(c: pg.Client, schema: string): Promise<void> {
+  const tables = await c.query<{ relname: string }>(
+    `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname <> 'meta' ORDER BY c.relname`, [schema]);
+  for (const { relname } of tables.rows) await c.query(`ANALYZE ${quoteIdent(schema)}."${relname.replace(/"/g, '""')}"`);
 }
 
 // logged ↔ logged-async differ only in the sessions' synchronous_commit: the recorded mode

@@ -47,6 +47,13 @@ export function validateStorageMode(mode: string): StorageMode {
 // first five always, and for good when the planner prices them lower): seed-config GET cost
 // Postgres 39 µs of CPU per request with generic plans vs 51 without (docs/BENCHMARKS.md).
 // The same values can go in the startup packet instead (libpq `options`), see startupOptions.
+// enable_seqscan = off, enable_sort = off (PostRESP's connections, startupOptions): every
+// statement reaches its rows by a key, and a plan cached while the statistics said "one row" (a
+// converted or emptied table, a key missing from the sample) was a sequential scan of the table
+// or a sort of the whole collection per command, kept until the next ANALYZE. Off makes them the
+// last resort, taken only when no index path exists (docs/postgres.md "Plans";
+// core/storage/hot-plans.test.ts checks every hot statement on empty, one-row, large and stale
+// statistics).
 export function sessionSettings(mode: StorageMode, schema: string = kDefaultSchema): string[] {
   const sync = mode === 'logged' ? 'on' : 'off';
   return [`SET search_path TO ${quoteIdent(schema)}`, `SET synchronous_commit TO ${sync}`, 'SET jit TO off'];
@@ -57,5 +64,6 @@ export function sessionSettings(mode: StorageMode, schema: string = kDefaultSche
 export function startupOptions(mode: StorageMode, schema: string = kDefaultSchema): string {
   validateSchemaName(schema);
   const sync = mode === 'logged' ? 'on' : 'off';
-  return `-c search_path=${schema} -c synchronous_commit=${sync} -c jit=off -c plan_cache_mode=force_generic_plan`;
+  return `-c search_path=${schema} -c synchronous_commit=${sync} -c jit=off -c plan_cache_mode=force_generic_plan ` +
+    '-c enable_seqscan=off -c enable_sort=off';
 }

@@ -50,6 +50,28 @@ const tables: Record<string, Row[]> = {
     [['EXISTS', 'xx'], 0],
     [['ZCARD', 'z'], 7],
   ],
+  // ZPOPMIN/ZPOPMAX start at the last member popped (schema v5 pop bounds): whatever is written
+  // past it afterwards (ZADD, ZINCRBY, a lower score for a member) must still come out first
+  'pops after writes beyond the last member popped': [
+    [['ZADD', 'q', '1', 'b', '2', 'c', '3', 'd', '4', 'e', '5', 'f'], 5],
+    [['ZPOPMIN', 'q'], ['b', '1']],
+    [['ZPOPMAX', 'q'], ['f', '5']],
+    [['ZADD', 'q', '1', 'a', '5', 'g'], 2], // same scores as the popped, members beyond them
+    [['ZPOPMIN', 'q'], ['a', '1']],
+    [['ZPOPMAX', 'q'], ['g', '5']],
+    [['ZADD', 'q', '1', 'c'], 0], // a member moved below the bound
+    [['ZINCRBY', 'q', '10', 'd'], '13'], // and one above
+    [['ZPOPMIN', 'q', '2'], ['c', '1', 'e', '4']],
+    [['ZADD', 'q', '-inf', 'x', 'inf', 'y', '0', ''], 3],
+    [['ZPOPMAX', 'q', '2'], ['y', 'inf', 'd', '13']],
+    [['ZPOPMIN', 'q'], ['x', '-inf']],
+    [['ZADD', 'q', 'GT', 'CH', '-1', ''], 0],
+    [['ZADD', 'q', 'LT', 'CH', '-1', ''], 1],
+    [['ZMPOP', '1', 'q', 'MIN', 'COUNT', '9'], ['q', [['', '-1']]]],
+    [['EXISTS', 'q'], 0],
+    [['ZADD', 'q', '7', 'z'], 1], // a new key: no bounds left from the old one
+    [['ZPOPMIN', 'q'], ['z', '7']],
+  ],
   'scores: formatting, infinities, ZINCRBY': [
     [['ZADD', 'z', '1.1', 'a', '-0', 'b', '1e17', 'c', '0.1', 'd', 'inf', 'e', '-inf', 'f', '0x10', 'g', '1e-5', 'h'], 8],
     [['ZSCORE', 'z', 'a'], '1.1000000000000001'],

@@ -24,10 +24,11 @@ import { zsetFunctions } from '../zset/functions';
  * it exists with that type and `r` holds its kv row (card, head). Returns status 2 on another
  * type; deletes the key when it has expired (its rows go with it: trigger kv_deleted), but not a
  * WATCH mark (an expired row of type -1): only creating the key may replace it (createKey).
- * Needs `r record; live bool;` declared and p_db, p_now in scope.
+ * Needs `r record; live bool;` declared and p_db, p_now in scope; `extra` selects more kv columns.
  */
-export function lockKey(s: string, type: number, keyVar = 'p_key', r = 'r', live = 'live', onWrong = 'status := 2; RETURN;'): string {
-  return `SELECT k.type, k.expires_at, k.card, k.head INTO ${r} FROM ${s}.kv k
+export function lockKey(s: string, type: number, keyVar = 'p_key', r = 'r', live = 'live', onWrong = 'status := 2; RETURN;',
+  extra = ''): string {
+  return `SELECT k.type, k.expires_at, k.card, k.head${extra} INTO ${r} FROM ${s}.kv k
         WHERE k.db = p_db AND k.key = ${keyVar} FOR NO KEY UPDATE;
       IF NOT FOUND THEN ${live} := false;
       ELSIF ${r}.expires_at IS NOT NULL AND ${r}.expires_at <= p_now THEN

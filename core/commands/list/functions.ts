@@ -35,30 +35,30 @@ export function listFunctions(s: string): string[] {
          n := r.card + c; RETURN;
        END LOOP;
      END $f$`,
-    // LPOP/RPOP: up to p_count elements from one end, in pop order
+    // LPOP/RPOP: up to p_count elements from one end, in pop order. Both bounds of the range are
+    // given: the tail delete had none above, so its generic plan walked every index entry past the
+    // tail (the dead ones of earlier RPOPs until VACUUM) or the whole table: RPOP fell from
+    // 5k/s to under 300/s within 30k pops of a 100k list (docs/BENCHMARKS.md "Draining").
     `CREATE OR REPLACE FUNCTION ${s}.l_pop(p_db int2, p_key bytea, p_count int8, p_left bool, p_now int8)
      RETURNS TABLE (status int2, value bytea) LANGUAGE plpgsql AS $f$
      #variable_conflict use_column
-     DECLARE r record; live bool; c int8;
+     DECLARE r record; live bool; c int8; lo int8;
      BEGIN
        ${lockKey(s, kList, 'p_key', 'r', 'live', 'status := 2; value := NULL; RETURN NEXT; RETURN;')}
        IF NOT live THEN RETURN; END IF;
        IF p_count = 0 THEN status := 1; value := NULL; RETURN NEXT; RETURN; END IF;
        c := least(p_count, r.card);
-       IF p_left THEN
+       lo := CASE WHEN p_left THEN r.head ELSE r.head + r.card - c END;
+       IF c = r.card THEN
+         -- the last elements: read them, and the key goes (its rows with it: trigger kv_deleted)
          RETURN QUERY SELECT 1::int2, l.value FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_key
-           AND l.pos >= r.head AND l.pos < r.head + c ORDER BY l.pos;
-       ELSE
-         RETURN QUERY SELECT 1::int2, l.value FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_key
-           AND l.pos > r.head + r.card - 1 - c AND l.pos <= r.head + r.card - 1 ORDER BY l.pos DESC;
+           AND l.pos BETWEEN lo AND lo + c - 1 ORDER BY CASE WHEN p_left THEN l.pos ELSE -l.pos END;
+         DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key;
+         RETURN;
        END IF;
-       IF c = 0 THEN RETURN; END IF;
-       IF c = r.card THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; RETURN; END IF;
-       IF p_left THEN
-         DELETE FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_key AND l.pos >= r.head AND l.pos < r.head + c;
-       ELSE
-         DELETE FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_key AND l.pos > r.head + r.card - 1 - c;
-       END IF;
+       RETURN QUERY WITH d AS (DELETE FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_key
+           AND l.pos BETWEEN lo AND lo + c - 1 RETURNING l.pos, l.value)
+         SELECT 1::int2, d.value FROM d ORDER BY CASE WHEN p_left THEN d.pos ELSE -d.pos END;
        UPDATE ${s}.kv SET card = card - c, head = CASE WHEN p_left THEN head + c ELSE head END, version = txid_current()
          WHERE db = p_db AND key = p_key;
      END $f$`,

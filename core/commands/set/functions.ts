@@ -77,12 +77,13 @@ export function setFunctions(s: string): string[] {
          DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key;
          RETURN;
        END IF;
-       RETURN QUERY WITH pick AS (
-           (SELECT x.member FROM ${s}.sets x WHERE x.db = p_db AND x.key = p_key AND x.h >= p_r ORDER BY x.h LIMIT p_count)
+       -- picked in the (key, h) index, deleted through the primary key: no join for the planner
+       -- to turn into a scan of the whole set (docs/postgres.md "Plans")
+       RETURN QUERY WITH d AS (DELETE FROM ${s}.sets x WHERE x.db = p_db AND x.key = p_key AND x.member = ANY (ARRAY(
+           (SELECT y.member FROM ${s}.sets y WHERE y.db = p_db AND y.key = p_key AND y.h >= p_r ORDER BY y.h LIMIT p_count)
            UNION ALL
-           (SELECT x.member FROM ${s}.sets x WHERE x.db = p_db AND x.key = p_key AND x.h < p_r ORDER BY x.h LIMIT p_count)
-           LIMIT p_count),
-         d AS (DELETE FROM ${s}.sets x USING pick WHERE x.db = p_db AND x.key = p_key AND x.member = pick.member RETURNING x.member)
+           (SELECT y.member FROM ${s}.sets y WHERE y.db = p_db AND y.key = p_key AND y.h < p_r ORDER BY y.h LIMIT p_count)
+           LIMIT p_count)) RETURNING x.member)
          SELECT 1::int2, d.member FROM d;
        UPDATE ${s}.kv SET card = card - p_count, version = txid_current() WHERE db = p_db AND key = p_key;
      END $f$`,

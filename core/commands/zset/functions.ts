@@ -15,6 +15,7 @@ import { createKey, kOverMark, lockKey, shrinkKey } from '../collection/function
 import { kWatchMark } from '../../storage/functions-watch';
 import { randomPickFunction } from '../collection/random-sql';
 import { kZsetRandom } from './sql';
+import { everyScore } from './sql';
 
 const kZset = 4;
 const kSet = 3;
@@ -30,6 +31,7 @@ export function zsetFunctions(s: string): string[] {
        OUT status int2, OUT added int8, OUT changed int8, OUT score float8) LANGUAGE plpgsql AS $f$
      #variable_conflict use_variable
      DECLARE r record; live bool; i int; cur float8; sc float8; created bool := false;
+       lo_s float8; lo_m bytea; hi_s float8; hi_m bytea; -- the smallest and largest (score, member) written
        nx bool := p_flags & 1 <> 0; xx bool := p_flags & 2 <> 0; gt bool := p_flags & 4 <> 0;
        lt bool := p_flags & 8 <> 0; incr bool := p_flags & 32 <> 0;
      BEGIN
@@ -54,17 +56,26 @@ export function zsetFunctions(s: string): string[] {
            END IF;
            IF (lt AND sc >= cur) OR (gt AND sc <= cur) THEN CONTINUE; END IF;
            score := sc;
-           IF sc <> cur THEN
-             UPDATE ${s}.zsets z SET score = sc WHERE z.db = p_db AND z.key = p_key AND z.member = p_m[i];
-             changed := changed + 1;
-           END IF;
+           IF sc = cur THEN CONTINUE; END IF;
+           UPDATE ${s}.zsets z SET score = sc WHERE z.db = p_db AND z.key = p_key AND z.member = p_m[i];
+           changed := changed + 1;
          ELSIF NOT xx THEN
            INSERT INTO ${s}.zsets (db, key, member, score) VALUES (p_db, p_key, p_m[i], sc);
            added := added + 1; score := sc;
+         ELSE
+           CONTINUE;
          END IF;
+         IF lo_s IS NULL OR (sc, p_m[i]) < (lo_s, lo_m) THEN lo_s := sc; lo_m := p_m[i]; END IF;
+         IF hi_s IS NULL OR (sc, p_m[i]) > (hi_s, hi_m) THEN hi_s := sc; hi_m := p_m[i]; END IF;
        END LOOP;
        IF NOT created AND added + changed > 0 THEN
-         UPDATE ${s}.kv SET card = card + added, version = txid_current() WHERE db = p_db AND key = p_key;
+         -- the pop bounds (z_pop) widen to what was written; NULL stays unbounded
+         UPDATE ${s}.kv SET card = card + added, version = txid_current(),
+             zlo_score = CASE WHEN (lo_s, lo_m) < (zlo_score, zlo_member) THEN lo_s ELSE zlo_score END,
+             zlo_member = CASE WHEN (lo_s, lo_m) < (zlo_score, zlo_member) THEN lo_m ELSE zlo_member END,
+             zhi_score = CASE WHEN (hi_s, hi_m) > (zhi_score, zhi_member) THEN hi_s ELSE zhi_score END,
+             zhi_member = CASE WHEN (hi_s, hi_m) > (zhi_score, zhi_member) THEN hi_m ELSE zhi_member END
+           WHERE db = p_db AND key = p_key;
        END IF;
      END $f$`,
     `CREATE OR REPLACE FUNCTION ${s}.z_rem(p_db int2, p_key bytea, p_m bytea[], p_now int8, OUT status int2, OUT n int8)
@@ -78,29 +89,40 @@ export function zsetFunctions(s: string): string[] {
        GET DIAGNOSTICS n = ROW_COUNT;
        ${shrinkKey(s, 'n')}
      END $f$`,
-    // ZPOPMIN / ZPOPMAX (p_max): up to p_count, in pop order
+    // ZPOPMIN / ZPOPMAX (p_max): up to p_count, in pop order. The index scan starts at the pop
+    // bound (kv.zlo / zhi, schema v5: no walk over the dead entries of earlier pops) and the
+    // members are deleted through the primary key (no join the planner could turn into a scan
+    // of the whole set); the last one popped is the new bound (docs/collections.md "Pops").
     `CREATE OR REPLACE FUNCTION ${s}.z_pop(p_db int2, p_key bytea, p_count int8, p_max bool, p_now int8)
      RETURNS TABLE (status int2, member bytea, score float8) LANGUAGE plpgsql AS $f$
      #variable_conflict use_column
-     DECLARE r record; live bool; n int8;
+     DECLARE r record; live bool; n int8; ms bytea[]; scs float8[];
      BEGIN
-       ${lockKey(s, kZset, 'p_key', 'r', 'live', kWrongRow)}
+       ${lockKey(s, kZset, 'p_key', 'r', 'live', kWrongRow, ', k.zlo_score, k.zlo_member, k.zhi_score, k.zhi_member')}
        IF NOT live OR p_count <= 0 THEN RETURN; END IF;
        IF p_max THEN
-         RETURN QUERY WITH p AS (SELECT z.member FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key
-             ORDER BY z.score DESC, z.member DESC LIMIT p_count),
-           d AS (DELETE FROM ${s}.zsets z USING p WHERE z.db = p_db AND z.key = p_key AND z.member = p.member
-             RETURNING z.member, z.score)
-           SELECT 1::int2, d.member, d.score FROM d ORDER BY d.score DESC, d.member DESC;
+         WITH d AS (DELETE FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key AND z.member = ANY (ARRAY(
+             SELECT x.member FROM ${s}.zsets x WHERE x.db = p_db AND x.key = p_key AND ${everyScore('x')}
+               AND (x.score, x.member) <= (coalesce(r.zhi_score, 'NaN'), coalesce(r.zhi_member, '\\x'))
+             ORDER BY x.score DESC, x.member DESC LIMIT p_count)) RETURNING z.member, z.score)
+         SELECT array_agg(d.member ORDER BY d.score DESC, d.member DESC), array_agg(d.score ORDER BY d.score DESC, d.member DESC)
+           INTO ms, scs FROM d;
        ELSE
-         RETURN QUERY WITH p AS (SELECT z.member FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key
-             ORDER BY z.score, z.member LIMIT p_count),
-           d AS (DELETE FROM ${s}.zsets z USING p WHERE z.db = p_db AND z.key = p_key AND z.member = p.member
-             RETURNING z.member, z.score)
-           SELECT 1::int2, d.member, d.score FROM d ORDER BY d.score, d.member;
+         WITH d AS (DELETE FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key AND z.member = ANY (ARRAY(
+             SELECT x.member FROM ${s}.zsets x WHERE x.db = p_db AND x.key = p_key AND ${everyScore('x')}
+               AND (x.score, x.member) >= (coalesce(r.zlo_score, '-Infinity'), coalesce(r.zlo_member, '\\x'))
+             ORDER BY x.score, x.member LIMIT p_count)) RETURNING z.member, z.score)
+         SELECT array_agg(d.member ORDER BY d.score, d.member), array_agg(d.score ORDER BY d.score, d.member)
+           INTO ms, scs FROM d;
        END IF;
-       GET DIAGNOSTICS n = ROW_COUNT;
-       ${shrinkKey(s, 'n')}
+       n := coalesce(cardinality(ms), 0);
+       IF n = 0 THEN RETURN; END IF;
+       RETURN QUERY SELECT 1::int2, t.m, t.sc FROM unnest(ms, scs) AS t(m, sc);
+       IF r.card <= n THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; RETURN; END IF;
+       UPDATE ${s}.kv SET card = card - n, version = txid_current(),
+           zlo_score = CASE WHEN p_max THEN zlo_score ELSE scs[n] END, zlo_member = CASE WHEN p_max THEN zlo_member ELSE ms[n] END,
+           zhi_score = CASE WHEN p_max THEN scs[n] ELSE zhi_score END, zhi_member = CASE WHEN p_max THEN ms[n] ELSE zhi_member END
+         WHERE db = p_db AND key = p_key;
      END $f$`,
     // ZMPOP: the first key (argument order) holding a sorted set pops; another type on the way
     // is WRONGTYPE. Rows (status, key, member, score).
@@ -140,11 +162,11 @@ export function zsetFunctions(s: string): string[] {
        IF p_kind = 2 THEN
          IF p_rev THEN
            RETURN QUERY SELECT 1::int2, z.member, z.score FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key
-             AND z.member >= p_llo AND (p_lhi IS NULL OR z.member < p_lhi)
+             AND z.member >= p_llo AND (p_lhi IS NULL OR z.member < p_lhi) AND ${everyScore('z')}
              ORDER BY z.score DESC, z.member DESC OFFSET p_off LIMIT p_lim;
          ELSE
            RETURN QUERY SELECT 1::int2, z.member, z.score FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key
-             AND z.member >= p_llo AND (p_lhi IS NULL OR z.member < p_lhi)
+             AND z.member >= p_llo AND (p_lhi IS NULL OR z.member < p_lhi) AND ${everyScore('z')}
              ORDER BY z.score, z.member OFFSET p_off LIMIT p_lim;
          END IF;
        ELSIF p_kind = 1 THEN
@@ -157,10 +179,10 @@ export function zsetFunctions(s: string): string[] {
          END IF;
        ELSIF p_rev THEN
          RETURN QUERY SELECT 1::int2, z.member, z.score FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key
-           ORDER BY z.score DESC, z.member DESC OFFSET p_off LIMIT p_lim;
+           AND ${everyScore('z')} ORDER BY z.score DESC, z.member DESC OFFSET p_off LIMIT p_lim;
        ELSE
          RETURN QUERY SELECT 1::int2, z.member, z.score FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key
-           ORDER BY z.score, z.member OFFSET p_off LIMIT p_lim;
+           AND ${everyScore('z')} ORDER BY z.score, z.member OFFSET p_off LIMIT p_lim;
        END IF;
      END $f$`,
     // ZRANGESTORE dst src …: the range replaces dst (an empty one deletes it); n = its size
@@ -203,9 +225,9 @@ export function zsetFunctions(s: string): string[] {
          IF a < 0 THEN a := 0; END IF;
          IF a > b OR a >= r.card THEN RETURN; END IF;
          IF b >= r.card THEN b := r.card - 1; END IF;
-         DELETE FROM ${s}.zsets z USING (SELECT x.member FROM ${s}.zsets x WHERE x.db = p_db AND x.key = p_key
-             ORDER BY x.score, x.member OFFSET a LIMIT b - a + 1) p
-           WHERE z.db = p_db AND z.key = p_key AND z.member = p.member;
+         DELETE FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key AND z.member = ANY (ARRAY(
+           SELECT x.member FROM ${s}.zsets x WHERE x.db = p_db AND x.key = p_key AND ${everyScore('x')}
+           ORDER BY x.score, x.member OFFSET a LIMIT b - a + 1));
        ELSIF p_kind = 1 THEN
          DELETE FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key AND z.score >= p_lo AND z.score <= p_hi;
        ELSE

@@ -11,6 +11,12 @@ const rows = 'z.db = k.db AND z.key = k.key';
 
 /** the random picks' function (collection/random-sql.ts), installed by ./functions.ts */
 export const kZsetRandom: RandomFamily = { fn: 'z_rand', table: 'zsets', id: 'member', type: 4 };
+/**
+ * Always true (no score is NaN, and Postgres sorts NaN above -inf anyway): a query that walks
+ * the zsets_score index in (score, member) order without a score bound says it, so that it
+ * implies the index's predicate `score IS NOT NULL` (schema v5, docs/postgres.md "Plans").
+ */
+export const everyScore = (t: string): string => `${t}.score >= '-Infinity'::float8`;
 const range = '$3::int2, $4::bool, $5::int8, $6::int8, $7::float8, $8::float8, $9::bytea, $10::bytea, $11::int8, $12::int8';
 
 export const kZsetSql = {
@@ -27,7 +33,7 @@ export const kZsetSql = {
   rank: {
     name: 'pr_z_rank',
     text: `SELECT k.type, k.card, (SELECT count(*) FROM zsets x WHERE x.db = k.db AND x.key = k.key
-             AND (x.score, x.member) < (z.score, z.member)), z.member IS NOT NULL
+             AND ${everyScore('x')} AND (x.score, x.member) < (z.score, z.member)), z.member IS NOT NULL
            FROM kv k LEFT JOIN zsets z ON ${rows} AND z.member = $3::bytea WHERE ${live(4)}`,
   },
   count: {
