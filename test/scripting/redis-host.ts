@@ -33,8 +33,9 @@ export class RedisForwardHost implements ScriptHost {
       conn.write(encode(...argv));
       const r = await conn.read(1);
       const reply = r.frames[0] ?? Buffer.from('-ERR no reply from redis-server\r\n');
-      if (reply.subarray(0, 20).toString() === '-ERR unknown command') return kUnknown;
-      if (reply.subarray(0, 33).toString() === '-ERR wrong number of arguments f') return kArity;
+      const head = reply.subarray(0, 40).toString('latin1');
+      if (head.startsWith('-ERR unknown command')) return kUnknown;
+      if (head.startsWith('-ERR wrong number of arguments for')) return kArity;
       return reply;
     });
     this.chain = next.catch(() => undefined);

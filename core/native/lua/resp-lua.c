@@ -272,7 +272,9 @@ static void table_to_resp(lua_State *L, buf_t *out, int proto, int script_resp) 
     if (raw_field(L, "format") == LUA_TSTRING) {
       size_t fl;
       const char *fmt = lua_tolstring(L, -1, &fl);
-      if (raw_field(L, "string") == LUA_TSTRING) {
+      lua_pushstring(L, "string");
+      lua_rawget(L, -3);
+      if (lua_type(L, -1) == LUA_TSTRING) {
         size_t n;
         const char *s = lua_tolstring(L, -1, &n);
         if (proto == 2) {
