@@ -69,7 +69,11 @@ describe('pops read as many pages after a long drain as at its start', () => {
         const first = await buffers(c, d.pop(1));
         await c.query(d.pop(kDrained));
         const later = await buffers(c, d.pop(1));
-        assert.ok(later <= first + 3, `${d.name} read ${first} pages at the start, ${later} after ${kDrained} pops`);
+        // not first + a few: other test files' open snapshots (files run in parallel on one
+        // Postgres) keep some dead index entries from being killed (seen: ZPOPMIN 16 → 33 pages
+        // in a full run, 16 → 19 alone). Without the fix it grows with the drain: RPOP 15 → 167,
+        // ZPOPMIN 16 → 923.
+        assert.ok(later <= 3 * first, `${d.name} read ${first} pages at the start, ${later} after ${kDrained} pops`);
       } finally {
         await c.end();
       }
