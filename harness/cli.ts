@@ -54,7 +54,7 @@ async function maybeAutostart(o: HarnessOptions, io: CliIo): Promise<ServerHandl
   const state = await probe({ host: o.host, port: o.port });
   if (state !== 'refused') return null;
   if (!o.autostart) throw new ServerStartError(`Could not connect to server at ${o.host}:${o.port}: Connection refused`);
-  io.err(`Nothing answers at ${o.host}:${o.port}: starting PostRESP (node dist/core/main.js --port 0, ${o.pgUrl ? 'Postgres at --pg-url' : 'embedded Postgres'}${o.storageMode ? `, --storage-mode ${o.storageMode}` : ''}); the first start of the embedded Postgres takes a while...\n`);
+  io.err(`Nothing answers at ${o.host}:${o.port}: starting PostRESP (node dist/core/primary/main.js --port 0, ${o.pgUrl ? 'Postgres at --pg-url' : 'embedded Postgres'}${o.storageMode ? `, --storage-mode ${o.storageMode}` : ''}); the first start of the embedded Postgres takes a while...\n`);
   const server = await startPostresp({ storageMode: o.storageMode, dataDir: o.dataDir, pgUrl: o.pgUrl });
   io.err(`PostRESP ready at ${server.host}:${server.port} (${server.command.join(' ')}); it will be stopped after the run.\n`);
   return server;

@@ -1,4 +1,4 @@
-// Servers the harness starts itself: PostRESP (node dist/core/main.js, embedded Postgres by
+// Servers the harness starts itself: PostRESP (node dist/core/primary/main.js, embedded Postgres by
 // default) and redis-server / valkey-server in a persistence mode, each on a free port.
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -57,9 +57,9 @@ export function packageRoot(): string {
   return resolve(__dirname, '..', '..');
 }
 
-/** dist/core/main.js; POSTRESP_ENTRY points elsewhere (the harness tests use a stub). */
+/** dist/core/primary/main.js; POSTRESP_ENTRY points elsewhere (the harness tests use a stub). */
 export function postrespEntry(): string {
-  return process.env.POSTRESP_ENTRY || join(packageRoot(), 'dist', 'core', 'main.js');
+  return process.env.POSTRESP_ENTRY || join(packageRoot(), 'dist', 'core', 'primary', 'main.js');
 }
 
 /** First of the names found executable on PATH, or null. */
@@ -125,7 +125,7 @@ export interface PostrespOptions {
   timeoutMs?: number;
 }
 
-/** Starts `node dist/core/main.js --port 0 --bind 127.0.0.1 …` and waits for its Ready line. */
+/** Starts `node dist/core/primary/main.js --port 0 --bind 127.0.0.1 …` and waits for its Ready line. */
 export function startPostresp(opts: PostrespOptions = {}): Promise<ServerHandle> {
   const entry = postrespEntry();
   const args = [entry, '--port', '0', '--bind', '127.0.0.1'];

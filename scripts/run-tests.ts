@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describePgUrl } from '../core/postgres/connect';
-import { startEmbeddedPostgres, EmbeddedPostgres } from '../core/postgres/embedded';
+import { describePgUrl } from '../core/primary/postgres/connect';
+import { startEmbeddedPostgres, EmbeddedPostgres } from '../core/primary/postgres/embedded';
 
 const kDist = path.resolve(__dirname, '..'); // dist/
 const kRoot = path.resolve(kDist, '..');

@@ -1,5 +1,5 @@
 /** CLIENT KILL / CLIENT LIST filters (ID, ADDR, LADDR, TYPE, USER, MAXAGE, SKIPME). */
-import type { ClientFilter } from '../core/session';
+import type { ClientFilter } from '../core/engine/session';
 import type { Client } from './client';
 
 export function matchesFilter(c: Client, f: ClientFilter | undefined): boolean {

@@ -12,17 +12,17 @@
 import net from 'node:net';
 import { RequestParser, kQueryBufferExceeded } from '../protocol/parser';
 import { ReplyWriter } from '../protocol/writer';
-import { Err } from '../core/resp-errors';
-import { RespError, isPromise, kNoReply, writeReply, type Reply } from '../core/reply';
-import type { CommandSpec, RunResult } from '../core/commands/spec';
-import { PendingReply } from '../core/pending-reply';
-import type { QueuedCommand, ServerContext, Session, WatchedKey } from '../core/session';
-import { kTransactionControl } from '../core/commands/transactions';
-import { kFlagNoAuth, kFlagNoMulti } from '../core/commands/flags';
-import { kQueued } from '../core/shared-replies';
+import { Err } from '../core/engine/resp-errors';
+import { RespError, isPromise, kNoReply, writeReply, type Reply } from '../core/engine/reply';
+import type { CommandSpec, RunResult } from '../core/engine/commands/spec';
+import { PendingReply } from '../core/engine/pending-reply';
+import type { QueuedCommand, ServerContext, Session, WatchedKey } from '../core/engine/session';
+import { kTransactionControl } from '../core/engine/commands/transactions';
+import { kFlagNoAuth, kFlagNoMulti } from '../core/engine/commands/flags';
+import { kQueued } from '../core/engine/shared-replies';
 import type { WorkerState } from './state';
 import { loadNative } from '../core/native';
-import { isLocalPeer } from '../core/protected-mode';
+import { isLocalPeer } from '../core/primary/protected-mode';
 
 const native = loadNative();
 

@@ -3,7 +3,7 @@
  * hands over and serve them until shutdown.
  */
 import type { ServeTask } from '../core/messages';
-import { buildCommandTable } from '../core/commands';
+import { buildCommandTable } from '../core/engine/commands';
 import { WorkerState } from './state';
 
 export default async function serve(task: ServeTask): Promise<void> {

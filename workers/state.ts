@@ -4,16 +4,16 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import { Config, type OutputLimit } from '../core/config/config';
-import type { CommandTable } from '../core/commands/registry';
-import type { CommandSpec } from '../core/commands/spec';
+import type { CommandTable } from '../core/engine/commands/registry';
+import type { CommandSpec } from '../core/engine/commands/spec';
 import type { CommandStats, ConnMessage, PrimaryToWorker, ServeTask, WorkerStats } from '../core/messages';
-import { RespError, type Reply } from '../core/reply';
+import { RespError, type Reply } from '../core/engine/reply';
 import { Rpc } from '../core/rpc';
-import type { ClientFilter, InfoData, ServerContext } from '../core/session';
+import type { ClientFilter, InfoData, ServerContext } from '../core/engine/session';
 import { Client } from './client';
 import { matchesFilter } from './client-filter';
-import { Store } from './storage/store';
-import { unwatchAll } from '../core/commands/transactions/watch';
+import { LaneStore } from './storage/lane-store';
+import { unwatchAll } from '../core/engine/commands/transactions/watch';
 import { newHistogram, record as recordLatency } from '../core/metrics/log2-histogram';
 
 export function emptyStats(): WorkerStats {
@@ -29,7 +29,7 @@ export class WorkerState implements ServerContext {
   readonly startedAt: number;
   readonly workerIndex: number;
   readonly clients = new Map<number, Client>();
-  readonly store: Store;
+  readonly store: LaneStore;
   stats = emptyStats();
   /** record()'s cache of the last command's entry in stats.commands (cleared with the stats) */
   private lastSpec: CommandSpec | undefined = undefined;
@@ -45,7 +45,7 @@ export class WorkerState implements ServerContext {
     this.startedAt = task.startedAt;
     this.workerIndex = task.workerIndex;
     this.outputLimit = this.config.outputLimit();
-    this.store = new Store(this.config.int('pg-connections'), {
+    this.store = new LaneStore(this.config.int('pg-connections'), {
       url: task.storage.url,
       startupOptions: task.storage.startupOptions,
       maxCommands: () => this.config.int('batch-max-commands'),

@@ -1,4 +1,4 @@
-/* Statement parameters from JS (encoded by core/pg-driver/params.ts) into libpq's arrays, and the
+/* Statement parameters from JS (encoded by core/engine/pg-driver/params.ts) into libpq's arrays, and the
  * growable byte scratch for SQL text and connection options. */
 #include "pg.h"
 
@@ -47,7 +47,7 @@ static int32_t get_le32(const unsigned char *p) {
   return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
 }
 
-/* Fills c->pvals/plens/pfmts from parameters encoded by core/pg-driver/params.ts: a Buffer with
+/* Fills c->pvals/plens/pfmts from parameters encoded by core/engine/pg-driver/params.ts: a Buffer with
  * a 12-byte header per parameter (format, length or -1 for NULL, offset; offset -1-k means the
  * k-th Buffer of `refs`), then the data. Four N-API calls per statement instead of several per
  * parameter. Everything is bounds-checked: a malformed buffer throws, never reads outside. */

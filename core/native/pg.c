@@ -20,7 +20,7 @@
  *   [3 SYNC]
  * Offsets are absolute byte offsets in the Buffer, which is a 64 KiB slab shared by consecutive
  * deliveries (reserve() in pg-results.c); onresults gets (buffer, Int32Array view, first int, int count). Parameters arrive the other way round, encoded
- * by core/pg-driver/params.ts into one Buffer (pg_decode_params in pg-params.c).
+ * by core/engine/pg-driver/params.ts into one Buffer (pg_decode_params in pg-params.c).
  *
  * Lifetime: the JS object holds the struct (napi_wrap). While commands are in flight (or the
  * connection is being made) the struct holds a strong reference to the JS object and keeps the

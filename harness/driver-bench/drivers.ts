@@ -1,10 +1,10 @@
 // The drivers compared by the driver benchmark, behind one small interface. Every driver runs the
 // same two statements and touches every returned value (sums its length), so no driver wins by
 // not decoding what it received.
-import { NativePgConnection } from '../../core/pg-driver/native-conn';
-import { startupOptions } from '../../core/postgres/schema';
+import { NativePgConnection } from '../../core/engine/pg-driver/native-conn';
+import { startupOptions } from '../../core/primary/postgres/schema';
 import { kSql } from '../../workers/storage/statements';
-import { encodeBufferArray, int2Array, int8 } from '../../core/pg-driver/binary-array';
+import { encodeBufferArray, int2Array, int8 } from '../../core/engine/pg-driver/binary-array';
 import { writeArrays } from '../../workers/storage/lane';
 import { OpKind } from '../../workers/storage/ops';
 

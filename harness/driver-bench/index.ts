@@ -14,8 +14,8 @@ import { fork } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { NativePgConnection } from '../../core/pg-driver/native-conn';
-import { migrate } from '../../core/postgres/migrations';
+import { NativePgConnection } from '../../core/engine/pg-driver/native-conn';
+import { migrate } from '../../core/primary/postgres/migrations';
 import { BenchDriver, DriverName, kDriverNames, kLaneSchema, openDriver } from './drivers';
 
 type Workload = 'select' | 'upsert';
@@ -214,7 +214,7 @@ function forkCase(o: Options, driver: DriverName, workload: Workload): Promise<C
 
 async function withServer<T>(o: Options, fn: (url: string) => Promise<T>): Promise<T> {
   if (o.url) return fn(o.url);
-  const { startEmbeddedPostgres } = await import('../../core/postgres/embedded');
+  const { startEmbeddedPostgres } = await import('../../core/primary/postgres/embedded');
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'postresp-driver-bench-'));
   await fs.chmod(dir, 0o755);
   console.log(`no --url or DATABASE_URL: starting the embedded Postgres in ${dir}`);

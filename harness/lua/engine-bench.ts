@@ -5,7 +5,7 @@
  * Reports wall time and process CPU per script, sequential and with 16 scripts in flight.
  *   node dist/harness/lua/engine-bench.js [iterations]
  */
-import { scriptEngine, ScriptHost } from '../../core/scripting/engine';
+import { scriptEngine, ScriptHost } from '../../core/engine/scripting/engine';
 
 const kOk = Buffer.from('+OK\r\n');
 const host: ScriptHost = { call: () => kOk };

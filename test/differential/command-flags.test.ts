@@ -16,7 +16,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { allCommands } from '../../core/commands/index';
+import { allCommands } from '../../core/engine/commands/index';
 import { RawClient, type Value } from '../e2e/resp-client';
 import { Oracle, report, type Cmd } from './oracle';
 

@@ -1,5 +1,5 @@
 /**
- * The embedded PostgreSQL is supervised (core/postgres/embedded-supervisor.ts). kill -9 of its
+ * The embedded PostgreSQL is supervised (core/primary/postgres/embedded-supervisor.ts). kill -9 of its
  * postmaster under a pipelined write load in `logged` mode: PostRESP, not restarted, answers
  * storage commands again within seconds and has every acknowledged write; the restart shows in
  * INFO and /metrics, /healthz is 200 again, lanes and the primary's connections are back on the
@@ -13,8 +13,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { findOrphans } from '../../core/postgres/embedded-orphans';
-import { readPidFile } from '../../core/postgres/embedded-pidfile';
+import { findOrphans } from '../../core/primary/postgres/embedded-orphans';
+import { readPidFile } from '../../core/primary/postgres/embedded-pidfile';
 import { RawClient } from '../e2e/resp-client';
 import { startServer, type RunningServer } from '../e2e/start-server';
 import { withPg } from '../support/pg';

@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../core/postgres/embedded';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../core/primary/postgres/embedded';
 import { encode, RawClient, type Value } from '../e2e/resp-client';
 import { startServer, uniqueSchema, type RunningServer } from '../e2e/start-server';
 

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { migrate } from '../../core/postgres/migrations';
+import { migrate } from '../../core/primary/postgres/migrations';
 import { freshSchema, testPgUrl, withPg } from '../support/pg';
 import { RawClient, encode } from './resp-client';
 import { startServer, uniqueSchema, type RunningServer } from './start-server';

@@ -62,9 +62,9 @@ describe('INFO sections', () => {
 });
 
 describe('INFO server: executable and config_file', () => {
-  it('executable is the absolute path of dist/core/main.js; config_file empty without a file', async () => {
+  it('executable is the absolute path of dist/core/primary/main.js; config_file empty without a file', async () => {
     const text = await info(server.port, 'server');
-    assert.equal(field(text, 'executable'), path.resolve(__dirname, '..', '..', 'core', 'main.js'));
+    assert.equal(field(text, 'executable'), path.resolve(__dirname, '..', '..', 'core', 'primary', 'main.js'));
     assert.equal(field(text, 'config_file'), '');
   });
 

@@ -11,7 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { kProtectedModeDenied } from '../../core/protected-mode';
+import { kProtectedModeDenied } from '../../core/primary/protected-mode';
 import { freePort, startRedis, type RedisServer } from '../differential/oracle';
 import { RawClient } from './resp-client';
 import { startServer, type RunningServer } from './start-server';

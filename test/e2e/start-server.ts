@@ -1,5 +1,5 @@
 /**
- * Starts the real server (dist/core/main.js) as a child process on port 0 for end-to-end tests,
+ * Starts the real server (dist/core/primary/main.js) as a child process on port 0 for end-to-end tests,
  * against the test run's Postgres (DATABASE_URL) in a schema of the test's own.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -12,7 +12,7 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-const kMain = path.resolve(__dirname, '..', '..', 'core', 'main.js');
+const kMain = path.resolve(__dirname, '..', '..', 'core', 'primary', 'main.js');
 let counter = 0;
 
 export function uniqueSchema(prefix: string): string {

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { scriptEngine } from '../../core/scripting/engine';
+import { scriptEngine } from '../../core/engine/scripting/engine';
 
 const dir = path.join(path.dirname(require.resolve('bullmq/package.json')), 'dist', 'cjs', 'scripts');
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { startRedis, RedisServer } from '../differential/oracle';
 import { FrameConn, show } from '../differential/resp-frames';
 import { encode } from '../e2e/resp-client';
-import { scriptEngine } from '../../core/scripting/engine';
+import { scriptEngine } from '../../core/engine/scripting/engine';
 import { RedisForwardHost } from './redis-host';
 import { kEvalCases, kFcallLibrary, kFcalls, kLoadCases } from './cases';
 

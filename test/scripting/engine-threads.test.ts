@@ -4,24 +4,26 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
-import { scriptEngine, ScriptHost } from '../../core/scripting/engine';
+import { scriptEngine, ScriptHost } from '../../core/engine/scripting/engine';
 
 const okHost: ScriptHost = { call: () => Buffer.from('+OK\r\n') };
 
 function runWorker(code: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const w = new Worker(code, { eval: true, workerData: { engine: require.resolve('../../core/scripting/engine') } });
+    const w = new Worker(code, { eval: true, workerData: { engine: require.resolve('../../core/engine/scripting/engine') } });
     w.once('message', resolve);
     w.once('error', reject);
   });
 }
 
-test('a runaway script is killed from another worker thread; the event loop keeps serving meanwhile', async () => {
+test('a runaway script is killed from another worker thread; the event loop keeps serving meanwhile', async (t) => {
   const engine = scriptEngine();
   assert.equal(engine.kill('script').toString(), '-NOTBUSY No scripts in execution right now.\r\n');
   const reply = engine.eval({ body: 'local i = 0 while true do i = i + 1 end' }, okHost);
   let ticks = 0;
   const timer = setInterval(() => { ticks++; }, 5);
+  // an assertion failing below must not leave the runaway spinning: the test process would never exit
+  t.after(() => { engine.kill('script'); clearInterval(timer); });
   while (engine.running().length === 0) await new Promise((r) => setTimeout(r, 5));
   await new Promise((r) => setTimeout(r, 100));
   assert.ok(ticks >= 5, `timers fired ${ticks} times while the script ran`);
@@ -37,16 +39,18 @@ test('a runaway script is killed from another worker thread; the event loop keep
   assert.match(got, /^-ERR Script killed by user with SCRIPT KILL\.\.\. script: [0-9a-f]{40}, on @user_script:1\.\r\n$/);
 });
 
-test('pcall cannot swallow a kill', async () => {
+test('pcall cannot swallow a kill', async (t) => {
   const engine = scriptEngine();
+  t.after(() => { engine.kill('script'); });
   const reply = engine.eval({ body: 'while true do pcall(function() while true do end end) end' }, okHost);
   while (engine.running().length === 0) await new Promise((r) => setTimeout(r, 5));
   assert.equal(engine.kill('script').toString(), '+OK\r\n');
   assert.match((await reply).toString(), /^-ERR Script killed by user with SCRIPT KILL/);
 });
 
-test('a script that wrote is UNKILLABLE; FUNCTION KILL stops a function', async () => {
+test('a script that wrote is UNKILLABLE; FUNCTION KILL stops a function', async (t) => {
   const engine = scriptEngine();
+  t.after(() => { engine.kill('function'); });
   const host: ScriptHost = { call: (argv, _resp, run) => { run.markWritten(); return Buffer.from('+OK\r\n'); } };
   const loop = engine.eval({ body: "redis.call('set','k','v') local n = 0 while n < 5e7 do n = n + 1 end return n" }, host);
   // running() lists the script before its redis.call has reached the host: wait for the write

@@ -6,8 +6,8 @@
  */
 import { FrameConn } from '../differential/resp-frames';
 import { encode } from '../e2e/resp-client';
-import { ScriptHost } from '../../core/scripting/engine';
-import { kScriptCallErrors } from '../../core/scripting/errors';
+import { ScriptHost } from '../../core/engine/scripting/engine';
+import { kScriptCallErrors } from '../../core/engine/scripting/errors';
 
 const kUnknown = Buffer.from(`-ERR ${kScriptCallErrors.unknownCommand}\r\n`);
 const kArity = Buffer.from(`-ERR ${kScriptCallErrors.arity}\r\n`);

@@ -5,12 +5,12 @@
  * fields it names first. HSETNX (p_nx) is not merged: its outcome depends on the ops before it.
  * A wrong type answers every op alike.
  */
-import { kHashSql } from '../../core/commands/hash/sql';
+import { kHashSql } from '../../core/engine/commands/hash/sql';
 import type { MergeRun } from './merge-run';
 import { creditAdded, sameKey } from './key-run';
 import { OpKind, type Op, type StmtOp } from './ops';
 
-/** values of an HSET op: [db, key, fields (distinct), values, nx, now] (core/commands/hash/hset.ts) */
+/** values of an HSET op: [db, key, fields (distinct), values, nx, now] (core/engine/commands/hash/hset.ts) */
 function isHset(op: Op): op is StmtOp {
   return op.kind === OpKind.Stmt && op.stmt === kHashSql.set && op.values[4] === 'false';
 }

@@ -1,5 +1,5 @@
 /**
- * A lane: one Postgres connection (our libpq binding, core/pg-driver, in pipeline mode) with an
+ * A lane: one Postgres connection (our libpq binding, core/engine/pg-driver, in pipeline mode) with an
  * ordered queue.
  *
  *   submit ─▶ [queue] ──lane free?──▶ take ≤ batch-max-commands / -bytes ops
@@ -16,18 +16,18 @@
  * Each run is its own sync group (its own implicit transaction), so a failing statement fails
  * only its own commands, as if each had been sent alone.
  */
-import { NativePgConnection, type PgParam } from '../../core/pg-driver/native-conn';
-import { PgConnectionError } from '../../core/pg-driver/errors';
-import type { PgResult } from '../../core/pg-driver/result';
-import { typedRows } from '../../core/pg-driver/typed-rows';
+import { NativePgConnection, type PgParam } from '../../core/engine/pg-driver/native-conn';
+import { PgConnectionError } from '../../core/engine/pg-driver/errors';
+import type { PgResult } from '../../core/engine/pg-driver/result';
+import { typedRows } from '../../core/engine/pg-driver/typed-rows';
 import { Err, wrongTypeOrNull } from './replies';
 import { OpKind, opBytes, type IncrOp, type Op, type ReadOp, type StmtOp, type TxOp, type WriteOp } from './ops';
 import { mergeRunOf, type MergeRun } from './merge-run';
 import { kSql } from './statements';
-import { writeOrder } from '../../core/storage/write-order';
-import { encodeBufferArray, int2Array, int8, int8Array } from '../../core/pg-driver/binary-array';
-import { kOk } from '../../core/shared-replies';
-import { RespError, type Reply } from '../../core/reply';
+import { writeOrder } from '../../core/engine/write-order';
+import { encodeBufferArray, int2Array, int8, int8Array } from '../../core/engine/pg-driver/binary-array';
+import { kOk } from '../../core/engine/shared-replies';
+import { RespError, type Reply } from '../../core/engine/reply';
 import type { LaneStats } from '../../core/messages';
 import { newHistogram, record } from '../../core/metrics/log2-histogram';
 
@@ -345,7 +345,7 @@ function resolveReads(ops: ReadOp[], res: PgResult, total: number): void {
   }
 }
 
-/** incr_many rows: (i, status, result); statuses as incr_by's (core/storage/functions.ts). */
+/** incr_many rows: (i, status, result); statuses as incr_by's (core/engine/sql/functions.ts). */
 function resolveIncrs(ops: IncrOp[], res: PgResult): void {
   for (let r = 0; r < res.rowCount; r++) {
     const op = ops[res.int(r, 0)! - 1];
@@ -354,7 +354,7 @@ function resolveIncrs(ops: IncrOp[], res: PgResult): void {
   }
 }
 
-/** Last write wins per (db, key) within the run; rows in (db, key) order (core/storage/write-order.ts). */
+/** Last write wins per (db, key) within the run; rows in (db, key) order (core/engine/write-order.ts). */
 export function writeArrays(ops: WriteOp[]): unknown[] {
   let n = 0;
   for (const op of ops) n += op.kv.length >> 1;

@@ -1,7 +1,7 @@
 /** Operations a lane queues. Runs of consecutive Read, Write or Incr ops become one statement each. */
-import type { Reply } from '../../core/reply';
+import type { Reply } from '../../core/engine/reply';
 import type { Statement } from './statements';
-import type { WatchedKey } from '../../core/session';
+import type { WatchedKey } from '../../core/engine/session';
 
 export const enum OpKind { Read, Write, Stmt, Tx, Incr }
 

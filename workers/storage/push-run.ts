@@ -6,13 +6,13 @@
  * Why: redis-benchmark's LPUSH/RPUSH hit one key from every client; one statement per command
  * meant one transaction (and in `logged` mode one WAL flush) each.
  */
-import { kListSql } from '../../core/commands/list/sql';
-import type { Reply } from '../../core/reply';
+import { kListSql } from '../../core/engine/commands/list/sql';
+import type { Reply } from '../../core/engine/reply';
 import type { MergeRun } from './merge-run';
 import { sameKey } from './key-run';
 import { OpKind, type Op, type StmtOp } from './ops';
 
-/** values of a push op: [db, key, elements, left, onlyExisting, now] (core/commands/list/lpush.ts) */
+/** values of a push op: [db, key, elements, left, onlyExisting, now] (core/engine/commands/list/lpush.ts) */
 function isPush(op: Op): op is StmtOp {
   return op.kind === OpKind.Stmt && op.stmt === kListSql.push;
 }

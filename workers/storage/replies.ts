@@ -1,6 +1,6 @@
 /** Storage errors in Redis's form, plus the marker for "exists with another type". */
-import { RespError } from '../../core/reply';
-import { Err as Base } from '../../core/resp-errors';
+import { RespError } from '../../core/engine/reply';
+import { Err as Base } from '../../core/engine/resp-errors';
 
 export const wrongTypeOrNull = new RespError('WRONGTYPE (marker)');
 

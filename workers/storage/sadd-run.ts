@@ -6,12 +6,12 @@
  * answers every op alike. Why: redis-benchmark's SADD hits one key from every client, one
  * transaction (in `logged` mode one WAL flush) per command before.
  */
-import { kSetSql } from '../../core/commands/set/sql';
+import { kSetSql } from '../../core/engine/commands/set/sql';
 import type { MergeRun } from './merge-run';
 import { creditAdded, sameKey } from './key-run';
 import { OpKind, type Op, type StmtOp } from './ops';
 
-/** values of a SADD op: [db, key, members (distinct), now] (core/commands/set/sadd.ts) */
+/** values of a SADD op: [db, key, members (distinct), now] (core/engine/commands/set/sadd.ts) */
 function isSadd(op: Op): op is StmtOp {
   return op.kind === OpKind.Stmt && op.stmt === kSetSql.add;
 }

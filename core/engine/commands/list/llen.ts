@@ -1,0 +1,15 @@
+/**
+ * LLEN key — the length (kv.card: O(1)).
+ * https://redis.io/commands/llen/
+ */
+import { KeyType } from '../../key-store';
+import { dbArg, exec, int, nowArg, typedRead } from '../collection/exec';
+import { kCardSql } from '../collection/sql';
+import { defineCommand } from '../define';
+import { kOneKey } from '../spec';
+
+export const llen = defineCommand({
+  name: 'llen', arity: 2, flags: ['readonly', 'fast'], keys: kOneKey, acl: ['read', 'list', 'fast'],
+  group: 'list', since: '1.0.0', summary: 'Returns the length of a list.', complexity: 'O(1)',
+  run: (s, argv) => exec(s, kCardSql, [dbArg(s), argv[1], nowArg()], typedRead(KeyType.List, 0, (rows) => int(rows[0][1]))),
+});

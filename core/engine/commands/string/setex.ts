@@ -1,0 +1,25 @@
+/**
+ * SETEX key seconds value | PSETEX key milliseconds value — SET with a relative TTL, one generic
+ * setex(unit). Batched with plain SETs into one multi-row upsert.
+ * https://redis.io/commands/setex/
+ */
+import { RespError } from '../../reply';
+import { SetCond } from '../../key-store';
+import { defineCommand } from '../define';
+import { expireAt } from '../expiry';
+import { kOneKey, type CommandSpec } from '../spec';
+
+function setex(name: 'setex' | 'psetex', summary: string): CommandSpec {
+  return defineCommand({
+    name, arity: 4, flags: ['write', 'denyoom'], keys: kOneKey, acl: ['write', 'string', 'slow'],
+    group: 'string', summary, since: name === 'setex' ? '2.0.0' : '2.6.0', complexity: 'O(1)',
+    run(s, argv) {
+      const at = expireAt(name === 'setex' ? 'ex' : 'px', argv[2], name);
+      if (at instanceof RespError) return at;
+      return s.server.store.set(s, argv[1], { value: argv[3], expiresAt: at, cond: SetCond.None, keepTtl: false, get: false });
+    },
+  });
+}
+
+export const setexCmd = setex('setex', 'Sets the string value and expiration time of a key. Creates the key if it doesn\'t exist.');
+export const psetex = setex('psetex', 'Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn\'t exist.');

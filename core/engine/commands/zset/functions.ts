@@ -1,0 +1,323 @@
+/**
+ * Sorted-set functions. Order is (score, member), the zsets_score index. Score arithmetic goes
+ * through f8add / f8mul (C's IEEE behaviour, collection/functions.ts). Status codes:
+ * collection/functions.ts; 3 = the result is NaN (ZADD INCR, ZINCRBY). Functions that return
+ * members are RETURNS TABLE: WRONGTYPE is one row with status 2.
+ *
+ * Ranges (z_range, z_remrange) take every kind of bound; p_kind picks which apply:
+ *   0 rank   p_start … p_stop (negative = from the end)
+ *   1 score  p_lo ≤ score ≤ p_hi (exclusive bounds arrive as the next double: nextafter)
+ *   2 lex    p_llo ≤ member < p_lhi, p_lhi NULL = no upper bound (exclusive lower bounds and
+ *            inclusive upper ones arrive with a 0 byte appended: the next string)
+ * then OFFSET p_off LIMIT p_lim (NULL = all) for BYSCORE / BYLEX.
+ */
+import { createKey, kOverMark, lockKey, shrinkKey } from '../collection/functions';
+import { kWatchMark } from '../../sql/functions-watch';
+import { randomPickFunction } from '../collection/random-sql';
+import { kZsetRandom } from './sql';
+import { everyScore } from './sql';
+
+const kZset = 4;
+const kSet = 3;
+const kWrongRow = 'status := 2; member := NULL; score := NULL; RETURN NEXT; RETURN;';
+const rangeArgs = 'p_kind int2, p_rev bool, p_start int8, p_stop int8, p_lo float8, p_hi float8, p_llo bytea, p_lhi bytea, p_off int8, p_lim int8';
+
+export function zsetFunctions(s: string): string[] {
+  return [
+    // ZADD / ZINCRBY. p_flags: 1 NX, 2 XX, 4 GT, 8 LT, 32 INCR. Elements apply one after the
+    // other, as in Redis (a repeated member is updated by its later pairs; CH counts each).
+    // score: the last element's new score, NULL when it was not applied (INCR replies nil).
+    `CREATE OR REPLACE FUNCTION ${s}.z_add(p_db int2, p_key bytea, p_m bytea[], p_sc float8[], p_flags int2, p_now int8,
+       OUT status int2, OUT added int8, OUT changed int8, OUT score float8) LANGUAGE plpgsql AS $f$
+     #variable_conflict use_variable
+     DECLARE r record; live bool; i int; cur float8; sc float8; created bool := false;
+       lo_s float8; lo_m bytea; hi_s float8; hi_m bytea; -- the smallest and largest (score, member) written
+       nx bool := p_flags & 1 <> 0; xx bool := p_flags & 2 <> 0; gt bool := p_flags & 4 <> 0;
+       lt bool := p_flags & 8 <> 0; incr bool := p_flags & 32 <> 0;
+     BEGIN
+       status := 1; added := 0; changed := 0;
+       LOOP
+         ${lockKey(s, kZset)}
+         IF NOT live THEN
+           IF xx THEN RETURN; END IF;
+           ${createKey(s, kZset, '(SELECT count(DISTINCT m) FROM unnest(p_m) AS m)')}
+           created := true;
+         END IF;
+         EXIT;
+       END LOOP;
+       FOR i IN 1 .. cardinality(p_m) LOOP
+         sc := p_sc[i] + 0; score := NULL; -- + 0: -0 is stored as 0, as Redis's listpack encoding does
+         SELECT z.score INTO cur FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key AND z.member = p_m[i];
+         IF FOUND THEN
+           IF nx THEN CONTINUE; END IF;
+           IF incr THEN
+             sc := ${s}.f8add(sc, cur);
+             IF sc = 'NaN'::float8 THEN status := 3; RETURN; END IF;
+           END IF;
+           IF (lt AND sc >= cur) OR (gt AND sc <= cur) THEN CONTINUE; END IF;
+           score := sc;
+           IF sc = cur THEN CONTINUE; END IF;
+           UPDATE ${s}.zsets z SET score = sc WHERE z.db = p_db AND z.key = p_key AND z.member = p_m[i];
+           changed := changed + 1;
+         ELSIF NOT xx THEN
+           INSERT INTO ${s}.zsets (db, key, member, score) VALUES (p_db, p_key, p_m[i], sc);
+           added := added + 1; score := sc;
+         ELSE
+           CONTINUE;
+         END IF;
+         IF lo_s IS NULL OR (sc, p_m[i]) < (lo_s, lo_m) THEN lo_s := sc; lo_m := p_m[i]; END IF;
+         IF hi_s IS NULL OR (sc, p_m[i]) > (hi_s, hi_m) THEN hi_s := sc; hi_m := p_m[i]; END IF;
+       END LOOP;
+       IF NOT created AND added + changed > 0 THEN
+         -- the pop bounds (z_pop) widen to what was written; NULL stays unbounded
+         UPDATE ${s}.kv SET card = card + added, version = txid_current(),
+             zlo_score = CASE WHEN (lo_s, lo_m) < (zlo_score, zlo_member) THEN lo_s ELSE zlo_score END,
+             zlo_member = CASE WHEN (lo_s, lo_m) < (zlo_score, zlo_member) THEN lo_m ELSE zlo_member END,
+             zhi_score = CASE WHEN (hi_s, hi_m) > (zhi_score, zhi_member) THEN hi_s ELSE zhi_score END,
+             zhi_member = CASE WHEN (hi_s, hi_m) > (zhi_score, zhi_member) THEN hi_m ELSE zhi_member END
+           WHERE db = p_db AND key = p_key;
+       END IF;
+     END $f$`,
+    `CREATE OR REPLACE FUNCTION ${s}.z_rem(p_db int2, p_key bytea, p_m bytea[], p_now int8, OUT status int2, OUT n int8)
+     LANGUAGE plpgsql AS $f$
+     DECLARE r record; live bool;
+     BEGIN
+       ${lockKey(s, kZset)}
+       status := 1; n := 0;
+       IF NOT live THEN RETURN; END IF;
+       DELETE FROM ${s}.zsets WHERE db = p_db AND key = p_key AND member = ANY (p_m);
+       GET DIAGNOSTICS n = ROW_COUNT;
+       ${shrinkKey(s, 'n')}
+     END $f$`,
+    // ZPOPMIN / ZPOPMAX (p_max): up to p_count, in pop order. The index scan starts at the pop
+    // bound (kv.zlo / zhi, schema v5: no walk over the dead entries of earlier pops) and the
+    // members are deleted through the primary key (no join the planner could turn into a scan
+    // of the whole set); the last one popped is the new bound (docs/collections.md "Pops").
+    `CREATE OR REPLACE FUNCTION ${s}.z_pop(p_db int2, p_key bytea, p_count int8, p_max bool, p_now int8)
+     RETURNS TABLE (status int2, member bytea, score float8) LANGUAGE plpgsql AS $f$
+     #variable_conflict use_column
+     DECLARE r record; live bool; n int8; ms bytea[]; scs float8[];
+     BEGIN
+       ${lockKey(s, kZset, 'p_key', 'r', 'live', kWrongRow, ', k.zlo_score, k.zlo_member, k.zhi_score, k.zhi_member')}
+       IF NOT live OR p_count <= 0 THEN RETURN; END IF;
+       IF p_max THEN
+         WITH d AS (DELETE FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key AND z.member = ANY (ARRAY(
+             SELECT x.member FROM ${s}.zsets x WHERE x.db = p_db AND x.key = p_key AND ${everyScore('x')}
+               AND (x.score, x.member) <= (coalesce(r.zhi_score, 'NaN'), coalesce(r.zhi_member, '\\x'))
+             ORDER BY x.score DESC, x.member DESC LIMIT p_count)) RETURNING z.member, z.score)
+         SELECT array_agg(d.member ORDER BY d.score DESC, d.member DESC), array_agg(d.score ORDER BY d.score DESC, d.member DESC)
+           INTO ms, scs FROM d;
+       ELSE
+         WITH d AS (DELETE FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key AND z.member = ANY (ARRAY(
+             SELECT x.member FROM ${s}.zsets x WHERE x.db = p_db AND x.key = p_key AND ${everyScore('x')}
+               AND (x.score, x.member) >= (coalesce(r.zlo_score, '-Infinity'), coalesce(r.zlo_member, '\\x'))
+             ORDER BY x.score, x.member LIMIT p_count)) RETURNING z.member, z.score)
+         SELECT array_agg(d.member ORDER BY d.score, d.member), array_agg(d.score ORDER BY d.score, d.member)
+           INTO ms, scs FROM d;
+       END IF;
+       n := coalesce(cardinality(ms), 0);
+       IF n = 0 THEN RETURN; END IF;
+       RETURN QUERY SELECT 1::int2, t.m, t.sc FROM unnest(ms, scs) AS t(m, sc);
+       IF r.card <= n THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; RETURN; END IF;
+       UPDATE ${s}.kv SET card = card - n, version = txid_current(),
+           zlo_score = CASE WHEN p_max THEN zlo_score ELSE scs[n] END, zlo_member = CASE WHEN p_max THEN zlo_member ELSE ms[n] END,
+           zhi_score = CASE WHEN p_max THEN scs[n] ELSE zhi_score END, zhi_member = CASE WHEN p_max THEN ms[n] ELSE zhi_member END
+         WHERE db = p_db AND key = p_key;
+     END $f$`,
+    // ZMPOP: the first key (argument order) holding a sorted set pops; another type on the way
+    // is WRONGTYPE. Rows (status, key, member, score).
+    `CREATE OR REPLACE FUNCTION ${s}.z_mpop(p_db int2, p_keys bytea[], p_max bool, p_count int8, p_now int8)
+     RETURNS TABLE (status int2, key bytea, member bytea, score float8) LANGUAGE plpgsql AS $f$
+     #variable_conflict use_column
+     DECLARE mk bytea; r record; live bool;
+     BEGIN
+       FOREACH mk IN ARRAY p_keys LOOP
+         ${lockKey(s, kZset, 'mk', 'r', 'live', 'status := 2; key := NULL; member := NULL; score := NULL; RETURN NEXT; RETURN;')}
+         IF live THEN
+           RETURN QUERY SELECT p.status, mk, p.member, p.score FROM ${s}.z_pop(p_db, mk, p_count, p_max, p_now) p;
+           RETURN;
+         END IF;
+       END LOOP;
+     END $f$`,
+    // A range (see the top of this file), in the order asked for; read-only
+    `CREATE OR REPLACE FUNCTION ${s}.z_range(p_db int2, p_key bytea, ${rangeArgs}, p_now int8)
+     RETURNS TABLE (status int2, member bytea, score float8) LANGUAGE plpgsql STABLE AS $f$
+     #variable_conflict use_column
+     DECLARE r record; a int8 := p_start; b int8 := p_stop;
+     BEGIN
+       SELECT k.type, k.card INTO r FROM ${s}.kv k
+         WHERE k.db = p_db AND k.key = p_key AND (k.expires_at IS NULL OR k.expires_at > p_now);
+       IF NOT FOUND THEN RETURN; END IF;
+       IF r.type <> ${kZset} THEN RETURN QUERY SELECT 2::int2, NULL::bytea, NULL::float8; RETURN; END IF;
+       RETURN QUERY SELECT 1::int2, NULL::bytea, NULL::float8; -- the key exists: ZRANGESTORE's empty result
+       IF p_kind = 0 THEN
+         IF a < 0 THEN a := r.card + a; END IF;
+         IF b < 0 THEN b := r.card + b; END IF;
+         IF a < 0 THEN a := 0; END IF;
+         IF a > b OR a >= r.card THEN RETURN; END IF;
+         IF b >= r.card THEN b := r.card - 1; END IF;
+         p_off := a; p_lim := b - a + 1;
+       END IF;
+       IF p_off < 0 THEN RETURN; END IF;
+       IF p_kind = 2 THEN
+         IF p_rev THEN
+           RETURN QUERY SELECT 1::int2, z.member, z.score FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key
+             AND z.member >= p_llo AND (p_lhi IS NULL OR z.member < p_lhi) AND ${everyScore('z')}
+             ORDER BY z.score DESC, z.member DESC OFFSET p_off LIMIT p_lim;
+         ELSE
+           RETURN QUERY SELECT 1::int2, z.member, z.score FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key
+             AND z.member >= p_llo AND (p_lhi IS NULL OR z.member < p_lhi) AND ${everyScore('z')}
+             ORDER BY z.score, z.member OFFSET p_off LIMIT p_lim;
+         END IF;
+       ELSIF p_kind = 1 THEN
+         IF p_rev THEN
+           RETURN QUERY SELECT 1::int2, z.member, z.score FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key
+             AND z.score >= p_lo AND z.score <= p_hi ORDER BY z.score DESC, z.member DESC OFFSET p_off LIMIT p_lim;
+         ELSE
+           RETURN QUERY SELECT 1::int2, z.member, z.score FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key
+             AND z.score >= p_lo AND z.score <= p_hi ORDER BY z.score, z.member OFFSET p_off LIMIT p_lim;
+         END IF;
+       ELSIF p_rev THEN
+         RETURN QUERY SELECT 1::int2, z.member, z.score FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key
+           AND ${everyScore('z')} ORDER BY z.score DESC, z.member DESC OFFSET p_off LIMIT p_lim;
+       ELSE
+         RETURN QUERY SELECT 1::int2, z.member, z.score FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key
+           AND ${everyScore('z')} ORDER BY z.score, z.member OFFSET p_off LIMIT p_lim;
+       END IF;
+     END $f$`,
+    // ZRANGESTORE dst src …: the range replaces dst (an empty one deletes it); n = its size
+    `CREATE OR REPLACE FUNCTION ${s}.z_rangestore(p_db int2, p_dst bytea, p_src bytea, ${rangeArgs}, p_now int8,
+       OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
+     DECLARE ms bytea[]; scs float8[]; wrong bool;
+     BEGIN
+       SELECT array_agg(x.member) FILTER (WHERE x.member IS NOT NULL), array_agg(x.score) FILTER (WHERE x.member IS NOT NULL),
+           bool_or(x.status = 2)
+         INTO ms, scs, wrong
+         FROM ${s}.z_range(p_db, p_src, p_kind, p_rev, p_start, p_stop, p_lo, p_hi, p_llo, p_lhi, p_off, p_lim, p_now) x;
+       IF wrong THEN status := 2; RETURN; END IF;
+       SELECT * INTO status, n FROM ${s}.z_replace(p_db, p_dst, ms, scs);
+     END $f$`,
+    // dst := the members and scores given (none: dst deleted); shared by the *STORE commands
+    `CREATE OR REPLACE FUNCTION ${s}.z_replace(p_db int2, p_dst bytea, p_m bytea[], p_sc float8[], OUT status int2, OUT n int8)
+     LANGUAGE plpgsql AS $f$
+     BEGIN
+       status := 1; n := coalesce(cardinality(p_m), 0);
+       LOOP
+         DELETE FROM ${s}.kv WHERE db = p_db AND key = p_dst AND type <> ${kWatchMark};
+         IF n = 0 THEN RETURN; END IF;
+         INSERT INTO ${s}.kv AS k (db, key, type, card, head, version) VALUES (p_db, p_dst, ${kZset}, n, 0, txid_current())
+           ${kOverMark};
+         IF FOUND THEN EXIT; END IF;
+       END LOOP;
+       INSERT INTO ${s}.zsets (db, key, member, score) SELECT p_db, p_dst, m, sc + 0 FROM unnest(p_m, p_sc) AS t(m, sc);
+     END $f$`,
+    // ZREMRANGEBYRANK / BYSCORE / BYLEX (bounds as for z_range, no offset); n removed
+    `CREATE OR REPLACE FUNCTION ${s}.z_remrange(p_db int2, p_key bytea, p_kind int2, p_start int8, p_stop int8,
+       p_lo float8, p_hi float8, p_llo bytea, p_lhi bytea, p_now int8, OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
+     DECLARE r record; live bool; a int8 := p_start; b int8 := p_stop;
+     BEGIN
+       ${lockKey(s, kZset)}
+       status := 1; n := 0;
+       IF NOT live THEN RETURN; END IF;
+       IF p_kind = 0 THEN
+         IF a < 0 THEN a := r.card + a; END IF;
+         IF b < 0 THEN b := r.card + b; END IF;
+         IF a < 0 THEN a := 0; END IF;
+         IF a > b OR a >= r.card THEN RETURN; END IF;
+         IF b >= r.card THEN b := r.card - 1; END IF;
+         DELETE FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key AND z.member = ANY (ARRAY(
+           SELECT x.member FROM ${s}.zsets x WHERE x.db = p_db AND x.key = p_key AND ${everyScore('x')}
+           ORDER BY x.score, x.member OFFSET a LIMIT b - a + 1));
+       ELSIF p_kind = 1 THEN
+         DELETE FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key AND z.score >= p_lo AND z.score <= p_hi;
+       ELSE
+         DELETE FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key AND z.member >= p_llo AND (p_lhi IS NULL OR z.member < p_lhi);
+       END IF;
+       GET DIAGNOSTICS n = ROW_COUNT;
+       ${shrinkKey(s, 'n')}
+     END $f$`,
+    // one step of ZUNION/ZINTER's aggregation, as zunionInterAggregate does it: p_agg 1 SUM
+    // (inf + -inf is 0), 2 MIN, 3 MAX; a NaN term (inf × 0 weight) is 0 when it starts a score
+    // (ZUNION makes every NaN term 0 before it aggregates; ZINTER lets a later one through)
+    `CREATE OR REPLACE FUNCTION ${s}.z_agg_step(acc float8, v float8, p_agg int2) RETURNS float8
+     LANGUAGE sql IMMUTABLE AS $f$
+       SELECT CASE
+         WHEN acc IS NULL THEN CASE WHEN v = 'NaN'::float8 THEN 0 ELSE v END
+         WHEN p_agg = 1 THEN (SELECT CASE WHEN x = 'NaN'::float8 THEN 0 ELSE x END FROM ${s}.f8add(acc, v) AS x)
+         WHEN p_agg = 2 THEN CASE WHEN v < acc THEN v ELSE acc END
+         ELSE CASE WHEN v > acc AND v <> 'NaN'::float8 THEN v ELSE acc END END $f$`,
+    `CREATE OR REPLACE AGGREGATE ${s}.z_agg(float8, int2) (SFUNC = ${s}.z_agg_step, STYPE = float8)`,
+    // ZUNION (p_op 2) / ZINTER (1) / ZDIFF (3) over sorted sets and sets (members score 1);
+    // a key named twice counts twice. Terms aggregate in Redis's order: sources by size, then
+    // position. p_op 0 only checks the types (an option error is reported after WRONGTYPE).
+    `CREATE OR REPLACE FUNCTION ${s}.z_combine(p_db int2, p_op int2, p_keys bytea[], p_w float8[], p_agg int2, p_now int8)
+     RETURNS TABLE (status int2, member bytea, score float8) LANGUAGE plpgsql STABLE AS $f$
+     #variable_conflict use_column
+     DECLARE nwrong int8; nmissing int8; nsrc int := cardinality(p_keys);
+     BEGIN
+       SELECT count(*) FILTER (WHERE k.type IS NOT NULL AND k.type NOT IN (${kSet}, ${kZset})), count(*) FILTER (WHERE k.type IS NULL)
+         INTO nwrong, nmissing
+         FROM unnest(p_keys) AS t(key) LEFT JOIN ${s}.kv k ON k.db = p_db AND k.key = t.key
+           AND (k.expires_at IS NULL OR k.expires_at > p_now);
+       IF nwrong > 0 THEN RETURN QUERY SELECT 2::int2, NULL::bytea, NULL::float8; RETURN; END IF;
+       RETURN QUERY SELECT 1::int2, NULL::bytea, NULL::float8;
+       IF p_op = 0 OR (p_op = 1 AND nmissing > 0) THEN RETURN; END IF;
+       RETURN QUERY
+         WITH src AS (
+           SELECT t.i, t.key, k.type, row_number() OVER (ORDER BY coalesce(k.card, 0), t.i) AS ord
+           FROM unnest(p_keys) WITH ORDINALITY AS t(key, i)
+           JOIN ${s}.kv k ON k.db = p_db AND k.key = t.key AND (k.expires_at IS NULL OR k.expires_at > p_now)),
+         terms AS (
+           SELECT src.i, src.ord, z.member,
+               CASE WHEN p_op = 3 THEN z.score ELSE ${s}.f8mul(z.score, coalesce(p_w[src.i], 1)) END AS v
+             FROM src JOIN ${s}.zsets z ON z.db = p_db AND z.key = src.key WHERE src.type = ${kZset}
+           UNION ALL
+           SELECT src.i, src.ord, x.member, CASE WHEN p_op = 3 THEN 1 ELSE ${s}.f8mul(1, coalesce(p_w[src.i], 1)) END
+             FROM src JOIN ${s}.sets x ON x.db = p_db AND x.key = src.key WHERE src.type = ${kSet}),
+         agg AS (
+           SELECT t.member,
+             ${s}.z_agg(CASE WHEN p_op = 2 AND t.v = 'NaN'::float8 THEN 0 ELSE t.v END, p_agg ORDER BY t.ord) AS score,
+             count(*) AS n, bool_or(t.i = 1) AS in_first
+           FROM terms t GROUP BY t.member)
+         SELECT 1::int2, agg.member, agg.score FROM agg
+         WHERE CASE p_op WHEN 1 THEN agg.n = nsrc WHEN 2 THEN true ELSE agg.in_first AND agg.n = 1 END
+         ORDER BY agg.score, agg.member;
+     END $f$`,
+    // Z*STORE dst: the combination replaces dst
+    `CREATE OR REPLACE FUNCTION ${s}.z_store(p_db int2, p_dst bytea, p_op int2, p_keys bytea[], p_w float8[], p_agg int2,
+       p_now int8, OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
+     DECLARE ms bytea[]; scs float8[]; wrong bool;
+     BEGIN
+       SELECT array_agg(x.member) FILTER (WHERE x.member IS NOT NULL), array_agg(x.score) FILTER (WHERE x.member IS NOT NULL),
+           bool_or(x.status = 2)
+         INTO ms, scs, wrong FROM ${s}.z_combine(p_db, p_op, p_keys, p_w, p_agg, p_now) x;
+       IF wrong THEN status := 2; RETURN; END IF;
+       SELECT * INTO status, n FROM ${s}.z_replace(p_db, p_dst, ms, scs);
+     END $f$`,
+    // ZINTERCARD: members of the smallest source found in every other one (sets count as
+    // sorted sets), counting stops at p_limit (0 = none). Types are checked first, as z_combine does.
+    `CREATE OR REPLACE FUNCTION ${s}.z_intercard(p_db int2, p_keys bytea[], p_limit int8, p_now int8,
+       OUT status int2, OUT n int8) LANGUAGE plpgsql STABLE AS $f$
+     DECLARE nwrong int8; nmissing int8; ks bytea[]; ts int2[];
+     BEGIN
+       SELECT count(*) FILTER (WHERE k.type IS NOT NULL AND k.type NOT IN (${kSet}, ${kZset})), count(*) FILTER (WHERE k.type IS NULL),
+           array_agg(t.key ORDER BY k.card, t.key) FILTER (WHERE k.type IS NOT NULL),
+           array_agg(k.type ORDER BY k.card, t.key) FILTER (WHERE k.type IS NOT NULL)
+         INTO nwrong, nmissing, ks, ts
+         FROM (SELECT DISTINCT key FROM unnest(p_keys) AS u(key)) t LEFT JOIN ${s}.kv k ON k.db = p_db AND k.key = t.key
+           AND (k.expires_at IS NULL OR k.expires_at > p_now);
+       IF nwrong > 0 THEN status := 2; RETURN; END IF;
+       status := 1; n := 0;
+       IF nmissing > 0 THEN RETURN; END IF;
+       SELECT count(*) INTO n FROM (
+         SELECT 1 FROM (SELECT z.member FROM ${s}.zsets z WHERE ts[1] = ${kZset} AND z.db = p_db AND z.key = ks[1]
+                        UNION ALL SELECT x.member FROM ${s}.sets x WHERE ts[1] = ${kSet} AND x.db = p_db AND x.key = ks[1]) a
+         WHERE NOT EXISTS (SELECT 1 FROM unnest(ks[2:], ts[2:]) AS o(k, t) WHERE NOT CASE WHEN o.t = ${kZset}
+             THEN EXISTS (SELECT 1 FROM ${s}.zsets z WHERE z.db = p_db AND z.key = o.k AND z.member = a.member)
+             ELSE EXISTS (SELECT 1 FROM ${s}.sets x WHERE x.db = p_db AND x.key = o.k AND x.member = a.member) END)
+         LIMIT CASE WHEN p_limit > 0 THEN p_limit END) q;
+     END $f$`,
+    // ZRANDMEMBER: uniform picks (collection/random-sql.ts)
+    randomPickFunction(s, kZsetRandom),
+  ];
+}

@@ -1,0 +1,58 @@
+/**
+ * The keyspace as command handlers see it. Implemented per worker by workers/storage/lane-store.ts
+ * over its Postgres lanes; each method resolves to the command's reply value.
+ */
+import type { Reply, RespError } from './reply';
+import type { Session, WatchedKey } from './session';
+import type { PendingReply } from './pending-reply';
+
+/** kv.type: the Redis type of a key. Collection rows live in their own tables (one per family). */
+export const enum KeyType { String = 0, Hash = 1, List = 2, Set = 3, Zset = 4 }
+
+export const enum SetCond { None = 0, Nx = 1, Xx = 2 }
+
+export interface SetRequest {
+  value: Buffer;
+  /** absolute Unix ms, or null for no TTL */
+  expiresAt: number | null;
+  cond: SetCond;
+  keepTtl: boolean;
+  get: boolean;
+}
+
+/** A named SQL statement (prepared once per lane connection; names must be unique). */
+export interface Statement { name: string; text: string }
+
+/** Rows of a statement, each an array of column values (text format: bytea → Buffer, int2/int4 → number). */
+export type Rows = unknown[][];
+
+export interface KeyStore {
+  /**
+   * Runs one statement on the session's lane, in order with its other commands, and maps the
+   * rows to the reply. Values: Buffer (sent binary), string (text), null. Unqualified table
+   * names resolve in the keyspace schema (search_path).
+   */
+  exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply): PendingReply;
+  get(s: Session, key: Buffer): PendingReply;
+  mget(s: Session, keys: Buffer[]): PendingReply;
+  set(s: Session, key: Buffer, req: SetRequest): PendingReply;
+  /** key, value, key, value… */
+  mset(s: Session, kv: Buffer[]): PendingReply;
+  del(s: Session, keys: Buffer[]): PendingReply;
+  exists(s: Session, keys: Buffer[]): PendingReply;
+  incrBy(s: Session, key: Buffer, delta: bigint): PendingReply;
+  /** WATCH: adds the keys (of the session's db) to s.watched at once; OK once they are filled */
+  watch(s: Session, keys: Buffer[]): PendingReply;
+  /** the session stops watching these (EXEC, DISCARD, UNWATCH, RESET, disconnect): marks released */
+  unwatch(s: Session, watched: WatchedKey[]): void;
+  /**
+   * MULTI/EXEC: runs `body` (which calls store methods) and sends every statement it produced as
+   * one Postgres transaction, after checking that no watched key changed. Resolves to the body's
+   * replies, null when a watched key changed (EXEC then answers a null array), or the error when
+   * Postgres did not commit.
+   */
+  transaction(s: Session, watched: WatchedKey[], body: () => (Reply | PromiseLike<Reply>)[]): Promise<Reply[] | null | RespError>;
+  dbsize(s: Session): PendingReply;
+  /** db null = every database */
+  flush(s: Session, db: number | null): PendingReply;
+}

@@ -1,0 +1,90 @@
+/**
+ * What a command handler may use: its client's session state and the worker's server context.
+ * Implemented by workers/client.ts and workers/context.ts; commands never touch sockets.
+ */
+import type { Config } from '../config/config';
+import type { WorkerStats } from '../messages';
+import type { CommandTable } from './commands/registry';
+import type { KeyStore } from './key-store';
+
+export interface ClientFilter {
+  id?: number[];
+  addr?: string;
+  laddr?: string;
+  type?: string;
+  user?: string;
+  maxage?: number;
+  /** id of the caller when SKIPME yes */
+  skip?: number;
+}
+
+export interface InfoData {
+  workers: WorkerStats[];
+  primary: Record<string, number>;
+  /** sections the primary adds (persistence, keyspace from Postgres): name → field lines */
+  sections?: Record<string, [string, string | number][]>;
+}
+
+export interface ServerContext {
+  readonly config: Config;
+  readonly commands: CommandTable;
+  readonly store: KeyStore;
+  readonly runId: string;
+  readonly startedAt: number;
+  readonly workerIndex: number;
+  /** CLIENT LIST lines of every worker's clients, by id */
+  clientList(filter?: ClientFilter): Promise<string[]>;
+  killClients(filter: ClientFilter): Promise<number>;
+  info(): Promise<InfoData>;
+  /** validated already; applies here at once and everywhere else through the primary */
+  configSet(pairs: [string, string][]): Promise<void>;
+  resetStats(): void;
+  shutdown(): Promise<void>;
+  /** DEBUG PANIC: kill this worker thread (tests of the crash path) */
+  crash(): void;
+}
+
+export type ReplyMode = 'on' | 'off' | 'skip';
+
+/** A command queued between MULTI and EXEC, already resolved and arity-checked. */
+export interface QueuedCommand { spec: import('./commands/spec').CommandSpec; argv: Buffer[] }
+
+/**
+ * A key WATCHed: the kv.version EXEC compares, of the live key or, for a key absent or expired
+ * then, of its watch mark (core/engine/sql/functions-watch.ts), which the session releases when done.
+ * WATCH adds it at once and fills it when Postgres answers (`pending` until then), so commands
+ * pipelined behind WATCH (MULTI … EXEC, UNWATCH) find it.
+ */
+export interface WatchedKey { db: number; key: Buffer; version: string; mark: boolean; pending: PromiseLike<unknown> | undefined }
+
+export interface Session {
+  readonly id: number;
+  readonly server: ServerContext;
+  /** accepted on a loopback address or the Unix socket */
+  readonly local: boolean;
+  name: string;
+  libName: string;
+  libVer: string;
+  db: number;
+  proto: 2 | 3;
+  /**
+   * Redis's c->authenticated. Set it synchronously inside a handler (AUTH, HELLO, RESET do): the
+   * parser's unauthenticated limits for the rest of the packet follow it from the next request on.
+   */
+  authenticated: boolean;
+  replyOff: boolean;
+  skipNext: boolean;
+  noEvict: boolean;
+  noTouch: boolean;
+  /** commands queued since MULTI; undefined outside a transaction */
+  multi: QueuedCommand[] | undefined;
+  /** a command failed to queue: EXEC answers EXECABORT */
+  multiAborted: boolean;
+  watched: WatchedKey[];
+  /** reply, then close the connection (QUIT) */
+  closeAfterReply(): void;
+  /** this client's CLIENT LIST line */
+  describe(): string;
+  /** RESET: back to a fresh connection's state */
+  reset(): void;
+}

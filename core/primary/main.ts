@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+/**
+ * `postresp [config-file] [--option value …]` — starts the server (README lists every option).
+ */
+import { envName, loadConfig } from '../config/config';
+import { kOptions } from '../config/options';
+import { PostrespError } from '../errors';
+import { PrimaryServer } from './server';
+import { provisionStorage } from './provision';
+import { PrimaryPg } from './primary-pg';
+import { KeyspaceInfo } from './keyspace-info';
+import { Sweeper } from './sweeper';
+import { AdminHttp } from './admin-http';
+import { mergeCommands, mergeErrors } from '../metrics/aggregate';
+import { kPostrespVersion, kRedisVersion } from '../version';
+
+function usage(): string {
+  const rows = kOptions.filter((o) => !o.noop).map((o) =>
+    `  --${o.name.padEnd(28)} ${o.description} (default: ${o.default === '' ? '""' : o.default}; env ${envName(o.name)})`);
+  return `Usage: postresp [config-file] [--option value ...]\n\nOptions:\n${rows.join('\n')}\n` +
+    '\nRedis parameters accepted for compatibility with no effect: see README.\n';
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) { process.stdout.write(usage()); return; }
+  if (argv.includes('--version') || argv.includes('-v')) {
+    process.stdout.write(`PostRESP v=${kPostrespVersion} redis-compat=${kRedisVersion} node=${process.versions.node}\n`);
+    return;
+  }
+  const config = loadConfig({ argv, env: process.env });
+  const log = (line: string) => {
+    if (config.str('loglevel') !== 'nothing') process.stderr.write(`postresp: ${line}\n`);
+  };
+  const storage = await provisionStorage(config, log);
+  const server = new PrimaryServer(config, log, {
+    storage: { url: storage.url, startupOptions: storage.startupOptions, storageMode: storage.storageMode, schema: storage.schema },
+  });
+  const primaryPg = new PrimaryPg(storage.url, storage.startupOptions);
+  const keyspace = new KeyspaceInfo(primaryPg);
+  // active expiry on a connection of its own; POSTRESP_ACTIVE_EXPIRE=no turns it off (benchmarks)
+  const sweeperPg = new PrimaryPg(storage.url, storage.startupOptions);
+  const sweeper = new Sweeper(sweeperPg, { log });
+  const embedded = storage.embedded; // supervised: restarted when it dies (docs/postgres.md)
+  server.infoSections = async () => {
+    const persistence: [string, string | number][] = [['postresp_storage_mode', storage.storageMode],
+      ['postresp_schema', storage.schema], ['postresp_postgres', storage.source.replace(/\s+/g, ' ')],
+      ['postresp_postgres_version', storage.serverVersion]];
+    if (embedded) persistence.push(['postresp_postgres_restarts', embedded.restarts], ['postresp_postgres_restart_failures', embedded.failures]);
+    // Postgres down: INFO still answers, with the restart counts and why there is no keyspace
+    const counts = await keyspace.keyspace().catch((e: Error) => {
+      persistence.push(['postresp_storage_error', e.message.replace(/\s+/g, ' ')]);
+      return [];
+    });
+    return { server: [['config_file', config.file ?? '']], persistence, keyspace: counts, stats: [['expired_keys', sweeper.deleted]] };
+  };
+  // after the workers closed their clients and lanes: stop the embedded Postgres, then exit
+  server.onStopped.push(async () => {
+    await sweeper.stop();
+    await sweeperPg.close();
+    await primaryPg.close();
+    await storage.embedded?.stop();
+  });
+  const stop = (reason: string) => {
+    server.shutdown(reason).then(() => process.exit(0), (e: Error) => {
+      log(`shutdown failed: ${e.message}`);
+      process.exit(1);
+    });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  let ready: string;
+  try {
+    ready = await server.start();
+  } catch (e) {
+    await storage.embedded?.stop().catch(() => undefined);
+    throw e;
+  }
+  if (process.env.POSTRESP_ACTIVE_EXPIRE !== 'no') sweeper.start();
+  const httpPort = config.int('http-port');
+  if (httpPort !== 0) {
+    const http = new AdminHttp({
+      workers: () => server.workerStats(),
+      primary: () => {
+        const d = server.infoData();
+        return { connectedClients: d.connectedClients, totalConnectionsReceived: d.totalConnectionsReceived,
+          rejectedConnections: d.rejectedConnections, workerRestarts: d.workerRestarts,
+          uptimeSeconds: Math.floor((Date.now() - server.startedAt) / 1000), sweeperDeleted: sweeper.deleted,
+          embeddedPg: embedded && { up: embedded.state === 'up', restarts: embedded.restarts, failures: embedded.failures } };
+      },
+      pgAlive: () => Promise.race([
+        primaryPg.query('SELECT 1').then(() => true, () => false),
+        new Promise<boolean>((r) => setTimeout(() => r(false), 1000).unref()),
+      ]),
+      info: async () => {
+        const workers = await server.workerStats();
+        return { server: server.infoData(), storage: { mode: storage.storageMode, schema: storage.schema },
+          keyspace: Object.fromEntries(await keyspace.keyspace().catch(() => [])),
+          commands: Object.fromEntries([...mergeCommands(workers)].map(([k, c]) => [k, { calls: c.calls, usec: Math.round(c.usec), failed: c.failed }])),
+          errors: Object.fromEntries(mergeErrors(workers)) };
+      },
+    });
+    const port = await http.listen(config.str('http-bind'), httpPort);
+    log(`admin HTTP on http://${config.str('http-bind')}:${port}/metrics`);
+    server.onStopped.unshift(async () => http.close());
+  }
+  // SHUTDOWN from a client goes through server.shutdown too; exit once it is done
+  server.onStopped.push(async () => { setImmediate(() => process.exit(0)); });
+  process.stdout.write(`${ready}\n`);
+}
+
+main().catch((e: unknown) => {
+  if (e instanceof PostrespError) process.stderr.write(`postresp: ${e.message} [${e.code}]\n`);
+  else process.stderr.write(`postresp: fatal: ${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});

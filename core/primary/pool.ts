@@ -1,0 +1,128 @@
+/**
+ * The worker pool: Piscina with min = max threads, each running one long-lived `serve` task that
+ * owns the connections handed to it. When a worker dies its clients are gone with it (their
+ * descriptors close with the thread), Piscina replaces the thread and we submit a new task.
+ */
+import path from 'node:path';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import type { Config } from '../config/config';
+import type { ConnMessage, ServeTask, WorkerStats, WorkerToPrimary } from '../messages';
+import { Rpc, type RpcHandler } from '../rpc';
+
+export class WorkerSlot {
+  readonly clients = new Set<number>();
+  port: MessagePort | undefined;
+  rpc: Rpc | undefined;
+  ready = false;
+  restarts = 0;
+  constructor(readonly index: number) {}
+}
+
+export interface PoolEvents {
+  handler: RpcHandler;
+  log(line: string): void;
+}
+
+export class WorkerPool {
+  readonly slots: WorkerSlot[];
+  private readonly piscina: Piscina;
+  private stopping = false;
+  private readonly finished: Promise<void>[] = [];
+
+  constructor(private readonly config: Config, private readonly base: Omit<ServeTask, 'port' | 'workerIndex' | 'config'>,
+    private readonly events: PoolEvents) {
+    const n = config.int('workers');
+    this.slots = Array.from({ length: n }, (_, i) => new WorkerSlot(i));
+    this.piscina = new Piscina({
+      filename: path.resolve(__dirname, '..', '..', 'workers', 'serve.js'),
+      minThreads: n,
+      maxThreads: n,
+      idleTimeout: Number.MAX_SAFE_INTEGER,
+      // serve tasks never return until shutdown: Atomics.wait between tasks would only add latency
+      atomics: 'disabled',
+      concurrentTasksPerWorker: 1,
+      maxQueue: 'auto',
+    });
+  }
+
+  start(): Promise<void> {
+    return Promise.all(this.slots.map((s) => this.submit(s))).then(() => undefined);
+  }
+
+  /** Submits the serve task for a slot; resolves when that worker reported ready. */
+  private submit(slot: WorkerSlot): Promise<void> {
+    const { port1, port2 } = new MessageChannel();
+    slot.port = port1;
+    slot.ready = false;
+    let onReady!: () => void;
+    const ready = new Promise<void>((r) => (onReady = r));
+    const rpc = new Rpc(port1, this.events.handler);
+    slot.rpc = rpc;
+    port1.on('message', (msg: WorkerToPrimary) => {
+      if (rpc.handle(msg)) return;
+      if (msg.type === 'closed') slot.clients.delete(msg.id);
+      else if (msg.type === 'ready') { slot.ready = true; onReady(); }
+    });
+    const task: ServeTask = { ...this.base, port: port2, workerIndex: slot.index, config: this.config.toRecord() };
+    const done = this.piscina.run(task, { transferList: [port2] as never }).then(
+      () => undefined,
+      (err: Error) => {
+        // the worker thread died (uncaught error, out of memory): its sockets closed with it
+        slot.ready = false;
+        rpc.failAll('worker thread exited');
+        port1.close();
+        const lost = slot.clients.size;
+        slot.clients.clear();
+        if (this.stopping) return;
+        slot.restarts++;
+        this.events.log(`worker ${slot.index} died (${err.message}); ${lost} client(s) disconnected; restarting it`);
+        this.submit(slot).catch((e: Error) => this.events.log(`worker ${slot.index} restart failed: ${e.message}`));
+      });
+    this.finished.push(done);
+    return ready;
+  }
+
+  /** The ready worker with the fewest live connections. */
+  pick(): WorkerSlot | undefined {
+    let best: WorkerSlot | undefined;
+    for (const s of this.slots) if (s.ready && (best === undefined || s.clients.size < best.clients.size)) best = s;
+    return best;
+  }
+
+  get clientCount(): number {
+    let n = 0;
+    for (const s of this.slots) n += s.clients.size;
+    return n;
+  }
+
+  handOff(slot: WorkerSlot, msg: ConnMessage): void {
+    slot.clients.add(msg.id);
+    slot.port!.postMessage(msg);
+  }
+
+  broadcast(msg: object): void {
+    for (const s of this.slots) if (s.ready) s.port!.postMessage(msg);
+  }
+
+  /** Ask every ready worker; failed or dead workers contribute nothing. */
+  async gather<T>(op: string, args?: unknown): Promise<T[]> {
+    const calls = this.slots.filter((s) => s.ready).map((s) => s.rpc!.call<T>(op, args).catch(() => undefined));
+    return (await Promise.all(calls)).filter((r): r is Awaited<T> => r !== undefined) as T[];
+  }
+
+  async stats(): Promise<WorkerStats[]> {
+    return this.gather<WorkerStats>('stats');
+  }
+
+  /** Graceful stop: every worker flushes and closes its clients, then the threads end. */
+  async stop(timeoutMs: number): Promise<void> {
+    this.stopping = true;
+    await Promise.race([
+      this.gather('shutdown', { timeoutMs }),
+      new Promise((r) => setTimeout(r, timeoutMs + 1000).unref()),
+    ]);
+    await Promise.race([Promise.allSettled(this.finished), new Promise((r) => setTimeout(r, 2000).unref())]);
+    await this.piscina.destroy();
+  }
+}

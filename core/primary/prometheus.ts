@@ -1,0 +1,91 @@
+/**
+ * /metrics in the Prometheus text format (version 0.0.4). Histograms come from log2 buckets:
+ * `le` bounds are powers of two (µs converted to seconds for durations).
+ */
+import type { WorkerStats } from '../messages';
+import { allLanes, mergeCommands, mergeErrors } from '../metrics/aggregate';
+import { kBuckets, mergeInto, newHistogram } from '../metrics/log2-histogram';
+
+export interface PrimaryFigures {
+  connectedClients: number;
+  totalConnectionsReceived: number;
+  rejectedConnections: number;
+  workerRestarts: number;
+  uptimeSeconds: number;
+  sweeperDeleted: number;
+  embeddedPg?: { up: boolean; restarts: number; failures: number }; // only for a server we started
+}
+
+class Out {
+  lines: string[] = [];
+  head(name: string, type: 'counter' | 'gauge' | 'histogram', help: string): void {
+    this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+  }
+  sample(name: string, labels: Record<string, string | number>, value: number): void {
+    const l = Object.entries(labels).map(([k, v]) => `${k}="${String(v).replace(/["\\\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`))}"`).join(',');
+    this.lines.push(`${name}${l ? `{${l}}` : ''} ${value}`);
+  }
+  histogram(name: string, labels: Record<string, string | number>, h: number[], scale: number, sum: number): void {
+    let cumulative = 0;
+    let last = 0;
+    for (let i = 0; i < kBuckets; i++) if (h[i] > 0) last = i;
+    for (let i = 0; i <= last; i++) {
+      cumulative += h[i];
+      this.sample(`${name}_bucket`, { ...labels, le: (2 ** i) * scale }, cumulative);
+    }
+    this.sample(`${name}_bucket`, { ...labels, le: '+Inf' }, cumulative);
+    this.sample(`${name}_sum`, labels, sum);
+    this.sample(`${name}_count`, labels, cumulative);
+  }
+}
+
+export function renderMetrics(workers: WorkerStats[], p: PrimaryFigures): string {
+  const o = new Out();
+  o.head('postresp_connected_clients', 'gauge', 'Clients connected now.');
+  o.sample('postresp_connected_clients', {}, p.connectedClients);
+  o.head('postresp_connections_received_total', 'counter', 'Connections accepted since start.');
+  o.sample('postresp_connections_received_total', {}, p.totalConnectionsReceived);
+  o.head('postresp_rejected_connections_total', 'counter', 'Connections refused (maxclients).');
+  o.sample('postresp_rejected_connections_total', {}, p.rejectedConnections);
+  o.head('postresp_worker_restarts_total', 'counter', 'Worker threads replaced after a crash.');
+  o.sample('postresp_worker_restarts_total', {}, p.workerRestarts);
+  o.head('postresp_uptime_seconds', 'gauge', 'Seconds since start.');
+  o.sample('postresp_uptime_seconds', {}, p.uptimeSeconds);
+  const commands = mergeCommands(workers);
+  o.head('postresp_commands_total', 'counter', 'Commands executed, by command.');
+  for (const [cmd, c] of commands) o.sample('postresp_commands_total', { cmd }, c.calls);
+  o.head('postresp_command_failures_total', 'counter', 'Commands that replied with an error, by command.');
+  for (const [cmd, c] of commands) o.sample('postresp_command_failures_total', { cmd }, c.failed);
+  o.head('postresp_command_duration_seconds', 'histogram', 'Time from dispatch to reply value, by command.');
+  for (const [cmd, c] of commands) o.histogram('postresp_command_duration_seconds', { cmd }, c.hist, 1e-6, c.usec / 1e6);
+  o.head('postresp_errors_total', 'counter', 'Error replies, by error code (ERR, WRONGTYPE, NOAUTH…).');
+  for (const [code, n] of mergeErrors(workers)) o.sample('postresp_errors_total', { code }, n);
+  o.head('postresp_rejected_calls_total', 'counter', 'Commands refused before running (unknown, arity, NOAUTH).');
+  o.sample('postresp_rejected_calls_total', {}, workers.reduce((a, w) => a + w.rejectedCalls, 0));
+  const lanes = allLanes(workers);
+  o.head('postresp_lane_connected', 'gauge', 'Whether a lane has its Postgres connection.');
+  for (const l of lanes) o.sample('postresp_lane_connected', { worker: l.worker, lane: l.lane }, l.stats.connected ? 1 : 0);
+  o.head('postresp_batch_size', 'histogram', 'Operations per batch sent to Postgres, per lane.');
+  for (const l of lanes) o.histogram('postresp_batch_size', { worker: l.worker, lane: l.lane }, l.stats.batchSize, 1, l.stats.ops);
+  o.head('postresp_batch_duration_seconds', 'histogram', 'Round trip of a batch (all its statements), all lanes.');
+  const batchUsec = newHistogram();
+  for (const l of lanes) mergeInto(batchUsec, l.stats.batchUsec);
+  o.histogram('postresp_batch_duration_seconds', {}, batchUsec, 1e-6, 0);
+  o.head('postresp_pg_statements_total', 'counter', 'Statements sent to Postgres.');
+  o.sample('postresp_pg_statements_total', {}, lanes.reduce((a, l) => a + l.stats.statements, 0));
+  o.head('postresp_pg_errors_total', 'counter', 'Postgres statement and connection errors.');
+  o.sample('postresp_pg_errors_total', {}, lanes.reduce((a, l) => a + l.stats.errors, 0));
+  o.head('postresp_pg_reconnects_total', 'counter', 'Lane reconnection attempts.');
+  o.sample('postresp_pg_reconnects_total', {}, lanes.reduce((a, l) => a + l.stats.reconnects, 0));
+  o.head('postresp_sweeper_deleted_total', 'counter', 'Expired keys deleted by the active sweeper.');
+  o.sample('postresp_sweeper_deleted_total', {}, p.sweeperDeleted);
+  if (p.embeddedPg) {
+    o.head('postresp_embedded_pg_up', 'gauge', 'Whether the embedded PostgreSQL is running (0 while it is restarted).');
+    o.sample('postresp_embedded_pg_up', {}, p.embeddedPg.up ? 1 : 0);
+    o.head('postresp_embedded_pg_restarts_total', 'counter', 'Restarts of the embedded PostgreSQL after it died.');
+    o.sample('postresp_embedded_pg_restarts_total', {}, p.embeddedPg.restarts);
+    o.head('postresp_embedded_pg_restart_failures_total', 'counter', 'Restart attempts that failed.');
+    o.sample('postresp_embedded_pg_restart_failures_total', {}, p.embeddedPg.failures);
+  }
+  return `${o.lines.join('\n')}\n`;
+}

@@ -1,0 +1,194 @@
+/**
+ * The primary thread: listens, accepts with pauseOnConnect, dup()s each descriptor and hands it
+ * to the worker with the fewest connections; answers the workers' cross-thread requests
+ * (CLIENT LIST/KILL, INFO, CONFIG SET, SHUTDOWN); shuts down gracefully.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import type { Config } from '../config/config';
+import { isUnavailable, parseBind } from './bind';
+import { PostrespError, kErrListen } from '../errors';
+import type { ConnMessage, WorkerStats } from '../messages';
+import { loadNative, type NativeAddon } from '../native';
+import { WorkerPool } from './pool';
+import { kProtectedModeDenied, protectedModeDenies } from './protected-mode';
+
+const kMaxClientsReply = '-ERR max number of clients reached\r\n';
+
+export interface PrimaryStats {
+  totalConnectionsReceived: number;
+  rejectedConnections: number;
+}
+
+export class PrimaryServer {
+  readonly runId = crypto.randomBytes(20).toString('hex');
+  readonly startedAt = Date.now();
+  readonly stats: PrimaryStats = { totalConnectionsReceived: 0, rejectedConnections: 0 };
+  private readonly listeners: net.Server[] = [];
+  private readonly native: NativeAddon = loadNative();
+  private pool!: WorkerPool;
+  private nextClientId = 1;
+  private stopping: Promise<void> | undefined;
+  tcpPort = 0;
+  /** INFO sections the storage adds (persistence, keyspace) */
+  infoSections: (() => Promise<Record<string, [string, string | number][]>>) | undefined;
+  /** called after clients are closed, before exit (stops storage) */
+  onStopped: Array<() => Promise<void>> = [];
+
+  constructor(readonly config: Config, private readonly log: (line: string) => void,
+    private readonly extra: Record<string, unknown> = {}) {}
+
+  async start(): Promise<string> {
+    this.pool = new WorkerPool(this.config, { runId: this.runId, startedAt: this.startedAt, tcpPort: 0, ...this.extra } as never, {
+      handler: (op, args) => this.onWorkerRequest(op, args),
+      log: this.log,
+    });
+    const ready = await this.listen();
+    await this.pool.start();
+    return ready;
+  }
+
+  private async listen(): Promise<string> {
+    const unixsocket = this.config.str('unixsocket');
+    const port = this.config.int('port');
+    let ready = '';
+    if (!(unixsocket !== '' && port === 0)) {
+      for (const b of parseBind(this.config.str('bind'))) {
+        const addr = await this.listenOn({ host: b.host, port: this.tcpPort || port, ipv6Only: b.ipv6Only }, `${b.text}:${port}`, b.optional);
+        if (addr === null) continue;
+        this.tcpPort = (addr as net.AddressInfo).port;
+        ready ||= `Ready to accept connections tcp ${b.host}:${this.tcpPort}`;
+      }
+      if (ready === '' && unixsocket === '') {
+        throw new PostrespError(kErrListen, `none of the --bind addresses '${this.config.str('bind')}' is available on this host`);
+      }
+    }
+    if (unixsocket !== '') {
+      try { fs.unlinkSync(unixsocket); } catch { /* no stale socket */ }
+      await this.listenOn({ path: unixsocket }, unixsocket);
+      const perm = this.config.int('unixsocketperm');
+      if (perm !== 0) fs.chmodSync(unixsocket, perm);
+      ready ||= `Ready to accept connections unix ${unixsocket}`;
+    }
+    return ready;
+  }
+
+  /** null: an optional (`-`) address this host does not have, skipped like Redis with a warning */
+  private listenOn(options: net.ListenOptions, label: string, optional = false): Promise<net.AddressInfo | string | null> {
+    const unix = options.path !== undefined;
+    const server = net.createServer({ pauseOnConnect: true }, (s) => this.accept(s, unix));
+    // Redis's default backlog (tcp-backlog 511)
+    server.maxConnections = Infinity;
+    return new Promise((resolve, reject) => {
+      server.once('error', (e: NodeJS.ErrnoException) => {
+        if (optional && isUnavailable(e.code)) {
+          this.log(`warning: could not listen on ${label}: ${e.code}; skipped (optional address)`);
+          resolve(null);
+          return;
+        }
+        reject(new PostrespError(kErrListen, `cannot listen on ${label}: ${e.code ?? e.message}; choose another --port/--bind/--unixsocket`));
+      });
+      server.listen({ ...options, backlog: 511 }, () => {
+        this.listeners.push(server);
+        resolve(server.address());
+      });
+    });
+  }
+
+  private accept(socket: net.Socket, unix: boolean): void {
+    this.stats.totalConnectionsReceived++;
+    if (this.stopping !== undefined) { socket.destroy(); return; }
+    if (this.pool.clientCount >= this.config.int('maxclients')) {
+      this.stats.rejectedConnections++;
+      socket.end(kMaxClientsReply);
+      return;
+    }
+    const c = this.config;
+    if (protectedModeDenies({ protectedMode: c.bool('protected-mode'), requirepass: c.str('requirepass'), unix, address: socket.remoteAddress })) {
+      this.stats.rejectedConnections++;
+      socket.end(kProtectedModeDenied);
+      return;
+    }
+    const slot = this.pool.pick();
+    const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
+    if (slot === undefined || fd === undefined || fd < 0) {
+      this.stats.rejectedConnections++;
+      socket.destroy();
+      return;
+    }
+    let copy: number;
+    try {
+      copy = this.native.dupFd(fd);
+    } catch (e) {
+      this.log(`accept: ${(e as Error).message}`);
+      socket.destroy();
+      return;
+    }
+    socket.destroy();
+    const msg: ConnMessage = { type: 'conn', id: this.nextClientId++, fd: copy, unix };
+    this.pool.handOff(slot, msg);
+  }
+
+  private async onWorkerRequest(op: string, args: unknown): Promise<unknown> {
+    switch (op) {
+      case 'client-list': {
+        const parts = await this.pool.gather<[number, string][]>('clients', args);
+        return parts.flat().sort((a, b) => a[0] - b[0]).map((e) => e[1]);
+      }
+      case 'client-kill': {
+        const counts = await this.pool.gather<number>('kill', args);
+        return counts.reduce((a, b) => a + b, 0);
+      }
+      case 'info': {
+        const [workers, sections] = await Promise.all([
+          this.pool.stats(),
+          this.infoSections?.().catch((e: Error) => ({ persistence: [['postresp_storage_error', e.message.replace(/\s+/g, ' ')]] })),
+        ]);
+        return { workers, primary: this.infoData(), sections };
+      }
+      case 'config-set': {
+        for (const [name, value] of args as [string, string][]) {
+          this.config.set(name, value);
+          this.pool.broadcast({ type: 'config', name, value: this.config.get(name) });
+        }
+        return true;
+      }
+      case 'shutdown':
+        setImmediate(() => void this.shutdown('SHUTDOWN command'));
+        return true;
+      default:
+        throw new Error(`unknown request ${op}`);
+    }
+  }
+
+  infoData(): Record<string, number> {
+    return {
+      totalConnectionsReceived: this.stats.totalConnectionsReceived,
+      rejectedConnections: this.stats.rejectedConnections,
+      connectedClients: this.pool.clientCount,
+      workers: this.pool.slots.length,
+      workerRestarts: this.pool.slots.reduce((a, s) => a + s.restarts, 0),
+      tcpPort: this.tcpPort,
+    };
+  }
+
+  workerStats(): Promise<WorkerStats[]> {
+    return this.pool.stats();
+  }
+
+  /** Stop accepting, let workers flush and close, stop storage. Idempotent. */
+  shutdown(reason: string): Promise<void> {
+    if (this.stopping) return this.stopping;
+    this.log(`shutting down (${reason})`);
+    this.stopping = (async () => {
+      for (const l of this.listeners) l.close();
+      const timeoutMs = this.config.int('shutdown-timeout') * 1000;
+      await this.pool.stop(timeoutMs);
+      for (const f of this.onStopped) await f().catch((e: Error) => this.log(`stop: ${e.message}`));
+      const unixsocket = this.config.str('unixsocket');
+      if (unixsocket) try { fs.unlinkSync(unixsocket); } catch { /* already gone */ }
+    })();
+    return this.stopping;
+  }
+}
