@@ -14,6 +14,7 @@ import { config } from './server/config';
 import { debug } from './server/debug';
 import { info } from './server/info';
 import { latency } from './server/latency';
+import { save, bgsave, lastsave } from './server/save';
 import { shutdown } from './server/shutdown';
 import { time } from './server/time';
 import { kKeyCommands } from './keys';
@@ -25,7 +26,7 @@ import { kListCommands } from './list';
 import { kZsetCommands } from './zset';
 
 export const kConnectionCommands: CommandSpec[] = [auth, client, echo, hello, ping, quit, reset, select];
-export const kServerCommands: CommandSpec[] = [command, config, debug, info, latency, shutdown, time];
+export const kServerCommands: CommandSpec[] = [command, config, debug, info, latency, save, bgsave, lastsave, shutdown, time];
 
 /** Each family's index lists its commands; adding a family = one import and one spread here. */
 export function allCommands(): CommandSpec[] {
