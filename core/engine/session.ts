@@ -1,6 +1,6 @@
 /**
  * What a command handler may use: its client's session state and the worker's server context.
- * Implemented by workers/client.ts and workers/context.ts; commands never touch sockets.
+ * Implemented by workers/client.ts and workers/state.ts; commands never touch sockets.
  */
 import type { Config } from '../config/config';
 import type { WorkerStats } from '../messages';
