@@ -4,6 +4,10 @@
  *   argv ─▶ table.resolve ─▶ NOAUTH? ─▶ inside MULTI: queue (+QUEUED) ─▶ spec.run ─┬─ value ────▶ reply now
  *                                                                                  ├─ PendingReply ─▶ slot, filled by the lane
  *                                                                                  └─ Promise ──▶ slot, filled later
+ *
+ * This is also where a command's reply becomes final after its commit, so the committed-write
+ * hook is told here (core/engine/write-hook.ts): with the db the command ran in, which a later
+ * pipelined SELECT may have changed by then. With nobody listening it costs one branch.
  */
 import { Err } from '../core/engine/resp-errors';
 import { RespError, isPromise, type Reply } from '../core/engine/reply';
@@ -11,14 +15,16 @@ import type { CommandSpec, RunResult } from '../core/engine/commands/spec';
 import { PendingReply } from '../core/engine/pending-reply';
 import type { Session } from '../core/engine/session';
 import { kTransactionControl } from '../core/engine/commands/transactions';
-import { kFlagNoAuth, kFlagNoMulti } from '../core/engine/commands/flags';
+import { kFlagNoAuth, kFlagNoMulti, kFlagWrite } from '../core/engine/commands/flags';
 import { kQueued } from '../core/engine/shared-replies';
+import type { WriteHook } from '../core/engine/write-hook';
 import type { WorkerStats } from '../core/messages';
 import type { ReplyQueue, ReplySlot } from './reply-queue';
 
 /** What dispatch needs of the worker (WorkerState). */
 export interface DispatchState {
   readonly stats: WorkerStats;
+  readonly writeHook: WriteHook;
   /** started: performance.now() when the command's bytes arrived, or -1 for an immediate command */
   record(spec: CommandSpec, started: number, result: Reply): void;
   countError(e: RespError): void;
@@ -68,6 +74,9 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   }
   c.lastCommand = spec.name;
   const started = c.chunkAt;
+  const db = c.db;
+  const hook = state.writeHook;
+  if (hook.beforeActive && (spec.flagBits & kFlagWrite) !== 0) hook.before(db, spec, argv);
   let result: RunResult;
   try {
     result = spec.run(c, argv);
@@ -80,7 +89,7 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   if (result instanceof PendingReply) {
     if (!result.done) {
       const slot = c.replies.open(silent, c.proto);
-      result.listener = (v) => completed(c, slot, v, spec, started);
+      result.listener = (v) => completed(c, slot, v, spec, started, db, argv);
       return;
     }
     // answered while being queued (Postgres down): an immediate reply
@@ -88,12 +97,13 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   } else if (isPromise<Reply>(result)) {
     const slot = c.replies.open(silent, c.proto);
     result.then(
-      (v) => completed(c, slot, v, spec, started),
-      (e: Error) => completed(c, slot, new RespError(`ERR ${e.message}`), spec, started));
+      (v) => completed(c, slot, v, spec, started, db, argv),
+      (e: Error) => completed(c, slot, new RespError(`ERR ${e.message}`), spec, started, db, argv));
     return;
   }
   // immediate commands: recorded as taking no time (~1 µs); a clock read per command cost 2-3% of PING throughput
   state.record(spec, -1, result);
+  if (hook.active) hook.command(db, spec, argv, result);
   c.replies.done(result, silent, c.proto);
 }
 
@@ -103,8 +113,12 @@ function refuse(c: DispatchClient, e: RespError, silent: boolean): void {
   c.replies.done(e, silent, c.proto);
 }
 
-function completed(c: DispatchClient, slot: ReplySlot, value: Reply, spec: CommandSpec, started: number): void {
-  c.state.record(spec, started, value);
+function completed(c: DispatchClient, slot: ReplySlot, value: Reply, spec: CommandSpec, started: number, db: number,
+  argv: Buffer[]): void {
+  const state = c.state;
+  state.record(spec, started, value);
+  const hook = state.writeHook;
+  if (hook.active) hook.command(db, spec, argv, value);
   c.replies.fill(slot, value);
   c.replied();
 }

@@ -6,6 +6,7 @@ import type { Config } from '../config/config';
 import type { WorkerStats } from '../messages';
 import type { CommandTable } from './commands/registry';
 import type { KeyStore } from './key-store';
+import type { WriteHook } from './write-hook';
 
 export interface ClientFilter {
   id?: number[];
@@ -29,6 +30,8 @@ export interface ServerContext {
   readonly config: Config;
   readonly commands: CommandTable;
   readonly store: KeyStore;
+  /** this worker's committed-write hook (EXEC reports its queued commands through it) */
+  readonly writeHook: WriteHook;
   readonly runId: string;
   readonly startedAt: number;
   readonly workerIndex: number;
