@@ -124,7 +124,7 @@ export class Sweeper {
     let full = false;
     try {
       do {
-        const n = await this.chunk();
+        const n = await this.sweepChunk();
         this.deleted += n;
         full = n === this.opts.chunk;
       } while (full && !this.stopped && performance.now() - t0 < this.opts.budgetMs);
@@ -137,7 +137,7 @@ export class Sweeper {
   }
 
   /** One chunk; resolves to the number of keys it deleted. */
-  private async chunk(): Promise<number> {
+  private async sweepChunk(): Promise<number> {
     const values = [String(Date.now()), String(this.opts.chunk)];
     const sink = this.opts.expired;
     if (sink === undefined || !sink.listening()) return (await this.pg.query(kSweep, values))[0][0] as number;
