@@ -3,6 +3,7 @@
  *
  *   primary ──conn{fd}──────────▶ worker      worker ──closed{id}──▶ primary
  *   primary ──config{name,value}▶ worker      either ──request{rid,op}──▶ other ──response{rid}──▶
+ *   primary ──expired{dbs,keys}─▶ worker      worker ──hook{listening}──▶ primary
  */
 import type { OptionValue } from './config/values';
 
@@ -15,11 +16,21 @@ export interface ConnMessage {
 }
 export interface ClosedMessage { type: 'closed'; id: number }
 export interface ConfigMessage { type: 'config'; name: string; value: OptionValue }
+/** keys the sweeper deleted, to the workers whose write hook has listeners (core/engine/write-hook.ts) */
+export interface ExpiredMessage {
+  type: 'expired';
+  dbs: number[];
+  /** the keys back to back in one buffer of their own (a view would clone its whole backing store); key i ends at ends[i] */
+  keys: Uint8Array;
+  ends: number[];
+}
+/** a worker's write hook gained its first listener (true) or lost its last (false) */
+export interface HookMessage { type: 'hook'; listening: boolean }
 export interface RequestMessage { type: 'request'; rid: number; op: string; args: unknown }
 export interface ResponseMessage { type: 'response'; rid: number; result?: unknown; error?: string }
 
-export type PrimaryToWorker = ConnMessage | ConfigMessage | RequestMessage | ResponseMessage;
-export type WorkerToPrimary = ClosedMessage | RequestMessage | ResponseMessage | { type: 'ready' };
+export type PrimaryToWorker = ConnMessage | ConfigMessage | ExpiredMessage | RequestMessage | ResponseMessage;
+export type WorkerToPrimary = ClosedMessage | HookMessage | RequestMessage | ResponseMessage | { type: 'ready' };
 
 /** Data of the long-lived Piscina `serve` task that each worker runs. */
 export interface ServeTask {

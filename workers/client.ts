@@ -1,9 +1,9 @@
 /**
- * One client connection inside a worker: the socket, its incremental parser, the reply queue.
+ * One client connection inside a worker: its socket, its parser, its session state, and the
+ * way out — flushing the reply queue in one write, output limits, backpressure, closing.
  *
- *   socket ─data─▶ parser ─argv─▶ table.resolve ─▶ spec.run ─┬─ value ────▶ slot filled at once
- *                                                            └─ Promise ──▶ slot filled later
- *   slots: [done][done][waiting][done]  → the done prefix is encoded and written in one write
+ *   socket ─onread─▶ read-slab.ts ─▶ parser ─argv─▶ dispatch.ts ─▶ reply-queue.ts ─▶ flush ─▶ socket
+ *                                                                    output-limit.ts ◀─┘
  *
  * Replies leave strictly in request order. Reading pauses while the socket's outgoing buffer or
  * the number of unanswered commands is high, so a client that sends without reading cannot grow
@@ -12,66 +12,24 @@
 import net from 'node:net';
 import { RequestParser, kQueryBufferExceeded } from '../protocol/parser';
 import { ReplyWriter } from '../protocol/writer';
-import { Err } from '../core/engine/resp-errors';
-import { RespError, isPromise, kNoReply, writeReply, type Reply } from '../core/engine/reply';
-import type { CommandSpec, RunResult } from '../core/engine/commands/spec';
-import { PendingReply } from '../core/engine/pending-reply';
-import type { QueuedCommand, ServerContext, Session, WatchedKey } from '../core/engine/session';
-import { kTransactionControl } from '../core/engine/commands/transactions';
-import { kFlagNoAuth, kFlagNoMulti } from '../core/engine/commands/flags';
-import { kQueued } from '../core/engine/shared-replies';
+import { RespError } from '../core/engine/reply';
+import type { QueuedCommand, ServerContext, WatchedKey } from '../core/engine/session';
 import type { WorkerState } from './state';
 import { loadNative } from '../core/native';
 import { isLocalPeer } from '../core/primary/protected-mode';
+import { kReadScratch, keepRead } from './read-slab';
+import { ReplyQueue } from './reply-queue';
+import { OutputLimiter } from './output-limit';
+import { dispatch, type DispatchClient } from './dispatch';
 
 const native = loadNative();
-
-interface Slot {
-  value: Reply | undefined;
-  done: boolean;
-  silent: boolean;
-  /** protocol when the command ran: a later HELLO must not change how earlier replies encode */
-  proto: 2 | 3;
-}
 
 /** Pause reading above this many unanswered commands (each holds its argv views). */
 const kMaxPendingSlots = 4096;
 /** Pause reading while this much output waits in the socket (1 MiB ≈ 1000 1 KiB replies). */
 const kOutputHighWater = 1024 * 1024;
 
-/*
- * Reads: every socket of this thread reads into one scratch buffer (net.Socket `onread`; reads
- * run one at a time, each handled before the next) and the bytes are copied out at once, small
- * reads into a shared slab, so that the parser's views stay valid for as long as a command
- * holds them. The default 'data' path allocates a 64 KiB backing store per read and goes through
- * the Readable machinery: leaving it cut PING's CPU per request by a quarter at -P 1 (31 → 24 µs,
- * user time 17 → 10 µs) and by a sixth at -P 16 (docs/BENCHMARKS.md).
- */
-const kReadScratch = Buffer.allocUnsafeSlow(64 * 1024);
-/** reads under this size share a slab; larger ones get their own buffer */
-const kSharedReadMax = 4096;
-const kReadSlabSize = 16 * 1024;
-let readSlab = Buffer.allocUnsafeSlow(kReadSlabSize);
-let readSlabPos = 0;
-
-/** The n bytes just read into kReadScratch, in memory that no later read overwrites. */
-function keepRead(n: number): Buffer {
-  if (n >= kSharedReadMax) return Buffer.from(kReadScratch.subarray(0, n));
-  if (readSlab.length - readSlabPos < n) {
-    readSlab = Buffer.allocUnsafeSlow(kReadSlabSize);
-    readSlabPos = 0;
-  }
-  const slab = readSlab;
-  const at = readSlabPos;
-  // up to ~64 bytes (a command or two) a byte loop beat Buffer#copy, which builds a temporary view
-  if (n <= 64) for (let i = 0; i < n; i++) slab[at + i] = kReadScratch[i];
-  else kReadScratch.copy(slab, at, 0, n);
-  const chunk = slab.subarray(at, at + n);
-  readSlabPos = at + n;
-  return chunk;
-}
-
-export class Client implements Session {
+export class Client implements DispatchClient {
   name = '';
   libName = '';
   libVer = '';
@@ -80,7 +38,7 @@ export class Client implements Session {
   /** Redis's c->authenticated: AUTH / HELLO AUTH succeeded, or the connection began (or was RESET) with no password set */
   private authed = false;
   /** Redis's authRequired(): a password is set and this client has not authenticated (NOAUTH, and the parser's tighter limits) */
-  private mustAuth = true;
+  private authRequired = true;
   replyOff = false;
   skipNext = false;
   noEvict = false;
@@ -90,19 +48,19 @@ export class Client implements Session {
   watched: WatchedKey[] = [];
   readonly createdAt = Date.now();
   /** performance.now() when the last bytes arrived: a command's latency counts from here */
-  private chunkAt = performance.now();
+  private lastRead = performance.now();
   lastCommand = 'NULL';
   readonly parser: RequestParser;
   private readonly writer = new ReplyWriter();
-  private readonly slots: Slot[] = [];
-  private slotHead = 0;
-  private closing = false;
+  readonly replies = new ReplyQueue(this.writer);
+  private closingNow = false;
   private closed = false;
   private ending = false;
   private pausedForBackpressure = false;
   private flushQueued = false;
-  private overSoftSince = 0;
-  private softTimer: NodeJS.Timeout | undefined = undefined;
+  private readonly outputLimiter = new OutputLimiter(() => {
+    if (!this.closed) this.checkOutputLimit();
+  });
   readonly addr: string;
   readonly laddr: string;
   readonly socket: net.Socket;
@@ -110,7 +68,7 @@ export class Client implements Session {
 
   /** Wraps the descriptor the primary handed over; throws when it cannot be opened. */
   constructor(readonly id: number, readonly fd: number, readonly unix: boolean, readonly server: ServerContext,
-    private readonly state: WorkerState) {
+    readonly state: WorkerState) {
     // Node reads `onread` here as in net.connect(); @types/node 20 declares it only for connect
     const opts: net.SocketConstructorOpts & { onread: net.OnReadOpts } =
       { fd, readable: true, writable: true, allowHalfOpen: true, onread: { buffer: kReadScratch, callback: this.onRead } };
@@ -153,8 +111,21 @@ export class Client implements Session {
 
   /** Re-judges authRequired(): after an AUTH state change, and when requirepass changes (CONFIG SET). */
   applyAuth(): void {
-    this.mustAuth = !this.authed && this.server.config.str('requirepass') !== '';
-    this.parser.authenticated = !this.mustAuth;
+    this.authRequired = !this.authed && this.server.config.str('requirepass') !== '';
+    this.parser.authenticated = !this.authRequired;
+  }
+
+  get mustAuth(): boolean {
+    return this.authRequired;
+  }
+
+  get closing(): boolean {
+    return this.closingNow;
+  }
+
+  /** performance.now() when the last bytes arrived: a command's latency counts from here */
+  get chunkAt(): number {
+    return this.lastRead;
   }
 
   applyTimeouts(): void {
@@ -166,13 +137,13 @@ export class Client implements Session {
 
   /** `onread` callback: n bytes are in kReadScratch; true keeps reading (pausing is checkBackpressure's). */
   private readonly onRead = (n: number): boolean => {
-    if (!this.closing) this.onData(keepRead(n));
+    if (!this.closingNow) this.onData(keepRead(n));
     return true;
   };
 
   private onData(chunk: Buffer): void {
     // one clock read per chunk, for latency and CLIENT LIST idle alike
-    this.chunkAt = performance.now();
+    this.lastRead = performance.now();
     this.state.stats.netInputBytes += chunk.length;
     const err = this.parser.push(chunk, this.onCommand);
     if (err !== undefined) {
@@ -181,87 +152,18 @@ export class Client implements Session {
         this.destroy();
         return;
       }
-      this.enqueueDone(new RespError(`ERR ${err}`), false);
+      this.replies.done(new RespError(`ERR ${err}`), false, this.proto);
       this.closeAfterReply();
     }
     this.flush();
     this.checkBackpressure();
   }
 
-  private readonly onCommand = (argv: Buffer[]): void => {
-    if (this.closing) return;
-    const stats = this.state.stats;
-    const skipThis = this.skipNext;
-    this.skipNext = false;
-    const resolved = this.server.commands.resolve(argv);
-    if (resolved instanceof RespError) {
-      if (this.multi !== undefined) this.multiAborted = true;
-      stats.rejectedCalls++;
-      this.state.countError(resolved);
-      this.enqueueDone(resolved, this.replyOff || skipThis);
-      return;
-    }
-    const spec = resolved;
-    if (this.mustAuth && (spec.flagBits & kFlagNoAuth) === 0) {
-      stats.rejectedCalls++;
-      this.state.countError(Err.noAuth);
-      this.enqueueDone(Err.noAuth, this.replyOff || skipThis);
-      return;
-    }
-    if (this.multi !== undefined) {
-      if ((spec.flagBits & kFlagNoMulti) !== 0) {
-        // refused like Redis's processCommand, and the transaction is flagged: EXEC answers EXECABORT
-        this.multiAborted = true;
-        stats.rejectedCalls++;
-        this.state.countError(Err.notInMulti);
-        this.enqueueDone(Err.notInMulti, this.replyOff || skipThis);
-        return;
-      }
-      if (!kTransactionControl.has(spec.name)) {
-        // queued, not run: EXEC runs the block as one Postgres transaction
-        this.multi.push({ spec, argv });
-        this.enqueueDone(kQueued, this.replyOff || skipThis);
-        return;
-      }
-    }
-    this.lastCommand = spec.name;
-    const started = this.chunkAt;
-    let result: RunResult;
-    try {
-      result = spec.run(this, argv);
-    } catch (e) {
-      this.state.log(`command ${spec.name} failed: ${(e as Error).stack ?? e}`);
-      result = new RespError(`ERR internal error: ${(e as Error).message}`);
-    }
-    const silent = this.replyOff || skipThis;
-    if (result instanceof PendingReply) {
-      if (!result.done) {
-        const slot: Slot = { value: undefined, done: false, silent, proto: this.proto };
-        this.slots.push(slot);
-        result.listener = (v) => this.complete(slot, v, spec, started);
-        return;
-      }
-      // answered while being queued (Postgres down): an immediate reply
-      result = result.value;
-    } else if (isPromise<Reply>(result)) {
-      const slot: Slot = { value: undefined, done: false, silent, proto: this.proto };
-      this.slots.push(slot);
-      result.then(
-        (v) => this.complete(slot, v, spec, started),
-        (e: Error) => this.complete(slot, new RespError(`ERR ${e.message}`), spec, started));
-      return;
-    }
-    // immediate commands: recorded as taking no time (~1 µs); a clock read per command cost 2-3% of PING throughput
-    this.state.record(spec, -1, result);
-    this.enqueueDone(result, silent);
-  };
+  private readonly onCommand = (argv: Buffer[]): void => dispatch(this, argv);
 
-  private complete(slot: Slot, value: Reply, spec: CommandSpec, started: number): void {
-    this.state.record(spec, started, value);
-    slot.value = value;
-    slot.done = true;
+  replied(): void {
     if (this.closed) return;
-    this.drain();
+    this.replies.drain();
     if (!this.flushQueued) {
       // many slots finish in one tick when a batch returns: coalesce them into one write
       this.flushQueued = true;
@@ -275,44 +177,8 @@ export class Client implements Session {
     this.checkBackpressure();
   };
 
-  private enqueueDone(value: Reply, silent: boolean): void {
-    if (this.slotHead === this.slots.length) {
-      if (!silent && value !== kNoReply) {
-        this.writer.proto = this.proto;
-        writeReply(this.writer, value);
-      }
-      return;
-    }
-    this.slots.push({ value, done: true, silent, proto: this.proto });
-  }
-
-  /** Encode the finished prefix of the reply queue. */
-  private drain(): void {
-    const slots = this.slots;
-    let i = this.slotHead;
-    while (i < slots.length && slots[i].done) {
-      const s = slots[i];
-      if (!s.silent && s.value !== kNoReply) {
-        this.writer.proto = s.proto;
-        writeReply(this.writer, s.value!);
-      }
-      slots[i] = undefined as unknown as Slot;
-      i++;
-    }
-    if (i === slots.length) {
-      slots.length = 0;
-      this.slotHead = 0;
-    } else {
-      this.slotHead = i;
-      if (i > 1024 && i * 2 > slots.length) {
-        slots.splice(0, i);
-        this.slotHead = 0;
-      }
-    }
-  }
-
   get pendingReplies(): number {
-    return this.slots.length - this.slotHead;
+    return this.replies.pending;
   }
 
   flush(): void {
@@ -356,37 +222,13 @@ export class Client implements Session {
     socket.write(buf);
   }
 
-  /** client-output-buffer-limit for normal clients: hard limit closes at once, soft after N seconds. */
+  /** client-output-buffer-limit (output-limit.ts): true when it closed the client */
   private checkOutputLimit(): boolean {
-    const limit = this.state.outputLimit;
-    if (limit.hard === 0 && limit.soft === 0) {
-      this.overSoftSince = 0;
-      return false;
-    }
-    const queued = this.socket.writableLength;
-    const overHard = limit.hard > 0 && queued > limit.hard;
-    let overSoft = false;
-    if (limit.soft > 0 && queued > limit.soft) {
-      const now = Date.now();
-      if (this.overSoftSince === 0) this.overSoftSince = now;
-      const due = this.overSoftSince + limit.softSeconds * 1000;
-      overSoft = now >= due;
-      // look again when the time is up even if no reply is written meanwhile: a client that
-      // stopped reading after its last command is otherwise never checked (Redis: clientsCron)
-      if (!overSoft && this.softTimer === undefined) this.softTimer = setTimeout(this.onSoftTimer, due - now + 10);
-    } else {
-      this.overSoftSince = 0;
-    }
-    if (!overHard && !overSoft) return false;
+    if (!this.outputLimiter.exceeded(this.socket.writableLength, this.state.outputLimit)) return false;
     this.state.log(`client id=${this.id} addr=${this.addr} closed for overcoming of output buffer limits`);
     this.destroy();
     return true;
   }
-
-  private readonly onSoftTimer = (): void => {
-    this.softTimer = undefined;
-    if (!this.closed) this.checkOutputLimit();
-  };
 
   private checkBackpressure(): void {
     if (this.closed) return;
@@ -394,7 +236,7 @@ export class Client implements Session {
     if (tooMuch && !this.pausedForBackpressure) {
       this.pausedForBackpressure = true;
       this.socket.pause();
-    } else if (!tooMuch && this.pausedForBackpressure && !this.closing) {
+    } else if (!tooMuch && this.pausedForBackpressure && !this.closingNow) {
       this.pausedForBackpressure = false;
       this.socket.resume();
     }
@@ -405,7 +247,7 @@ export class Client implements Session {
   };
 
   closeAfterReply(): void {
-    this.closing = true;
+    this.closingNow = true;
     this.socket.pause();
   }
 
@@ -418,15 +260,15 @@ export class Client implements Session {
   destroy(): void {
     if (this.closed) return;
     this.closed = true;
-    this.closing = true;
-    if (this.softTimer !== undefined) clearTimeout(this.softTimer);
+    this.closingNow = true;
+    this.outputLimiter.stop();
     this.socket.destroy();
     this.state.onClientClosed(this);
   }
 
   /** Date.now() of the last read */
   get lastActive(): number {
-    return performance.timeOrigin + this.chunkAt;
+    return performance.timeOrigin + this.lastRead;
   }
 
   get isClosed(): boolean {

@@ -6,7 +6,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { Config, type OutputLimit } from '../core/config/config';
 import type { CommandTable } from '../core/engine/commands/registry';
 import type { CommandSpec } from '../core/engine/commands/spec';
-import type { CommandStats, ConnMessage, PrimaryToWorker, ServeTask, WorkerStats } from '../core/messages';
+import type { CommandStats, ConnMessage, ExpiredMessage, PrimaryToWorker, ServeTask, WorkerStats } from '../core/messages';
 import { RespError, type Reply } from '../core/engine/reply';
 import { Rpc } from '../core/rpc';
 import type { ClientFilter, InfoData, ServerContext } from '../core/engine/session';
@@ -15,6 +15,7 @@ import { matchesFilter } from './client-filter';
 import { LaneStore } from './storage/lane-store';
 import { unwatchAll } from '../core/engine/commands/transactions/watch';
 import { newHistogram, record as recordLatency } from '../core/metrics/log2-histogram';
+import { WriteHook } from '../core/engine/write-hook';
 
 export function emptyStats(): WorkerStats {
   return {
@@ -30,6 +31,8 @@ export class WorkerState implements ServerContext {
   readonly workerIndex: number;
   readonly clients = new Map<number, Client>();
   readonly store: LaneStore;
+  /** the primary's sweeper reports expired keys only while a hook of some worker listens */
+  readonly writeHook = new WriteHook((listening) => this.port.postMessage({ type: 'hook', listening }));
   stats = emptyStats();
   /** record()'s cache of the last command's entry in stats.commands (cleared with the stats) */
   private lastSpec: CommandSpec | undefined = undefined;
@@ -64,6 +67,18 @@ export class WorkerState implements ServerContext {
     if (this.rpc.handle(msg)) return;
     if (msg.type === 'conn') this.adopt(msg);
     else if (msg.type === 'config') this.applyConfig(msg.name, String(msg.value));
+    else if (msg.type === 'expired') this.onExpired(msg);
+  }
+
+  /** The sweeper's deleted keys: views into the one buffer the message carried. */
+  private onExpired(msg: ExpiredMessage): void {
+    const keys: Buffer[] = [];
+    let at = 0;
+    for (const end of msg.ends) {
+      keys.push(Buffer.from(msg.keys.buffer, msg.keys.byteOffset + at, end - at));
+      at = end;
+    }
+    this.writeHook.expired(msg.dbs, keys);
   }
 
   private adopt(msg: ConnMessage): void {

@@ -1,11 +1,12 @@
 /**
  * What a command handler may use: its client's session state and the worker's server context.
- * Implemented by workers/client.ts and workers/context.ts; commands never touch sockets.
+ * Implemented by workers/client.ts and workers/state.ts; commands never touch sockets.
  */
 import type { Config } from '../config/config';
 import type { WorkerStats } from '../messages';
 import type { CommandTable } from './commands/registry';
 import type { KeyStore } from './key-store';
+import type { WriteHook } from './write-hook';
 
 export interface ClientFilter {
   id?: number[];
@@ -29,6 +30,8 @@ export interface ServerContext {
   readonly config: Config;
   readonly commands: CommandTable;
   readonly store: KeyStore;
+  /** this worker's committed-write hook (EXEC reports its queued commands through it) */
+  readonly writeHook: WriteHook;
   readonly runId: string;
   readonly startedAt: number;
   readonly workerIndex: number;

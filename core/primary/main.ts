@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const keyspace = new KeyspaceInfo(primaryPg);
   // active expiry on a connection of its own; POSTRESP_ACTIVE_EXPIRE=no turns it off (benchmarks)
   const sweeperPg = new PrimaryPg(storage.url, storage.startupOptions);
-  const sweeper = new Sweeper(sweeperPg, { log });
+  const sweeper = new Sweeper(sweeperPg, { log, expired: server.expired });
   const embedded = storage.embedded; // supervised: restarted when it dies (docs/postgres.md)
   server.infoSections = async () => {
     const persistence: [string, string | number][] = [['postresp_storage_mode', storage.storageMode],

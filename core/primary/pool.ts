@@ -7,7 +7,8 @@ import path from 'node:path';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Config } from '../config/config';
-import type { ConnMessage, ServeTask, WorkerStats, WorkerToPrimary } from '../messages';
+import type { ConnMessage, ExpiredMessage, ServeTask, WorkerStats, WorkerToPrimary } from '../messages';
+import type { ExpiredSink } from './sweeper';
 import { Rpc, type RpcHandler } from '../rpc';
 
 export class WorkerSlot {
@@ -15,6 +16,8 @@ export class WorkerSlot {
   port: MessagePort | undefined;
   rpc: Rpc | undefined;
   ready = false;
+  /** its write hook has a listener: it wants the sweeper's expired keys */
+  hookListening = false;
   restarts = 0;
   constructor(readonly index: number) {}
 }
@@ -62,6 +65,7 @@ export class WorkerPool {
     port1.on('message', (msg: WorkerToPrimary) => {
       if (rpc.handle(msg)) return;
       if (msg.type === 'closed') slot.clients.delete(msg.id);
+      else if (msg.type === 'hook') slot.hookListening = msg.listening;
       else if (msg.type === 'ready') { slot.ready = true; onReady(); }
     });
     const task: ServeTask = { ...this.base, port: port2, workerIndex: slot.index, config: this.config.toRecord() };
@@ -70,6 +74,7 @@ export class WorkerPool {
       (err: Error) => {
         // the worker thread died (uncaught error, out of memory): its sockets closed with it
         slot.ready = false;
+        slot.hookListening = false;
         rpc.failAll('worker thread exited');
         port1.close();
         const lost = slot.clients.size;
@@ -104,6 +109,19 @@ export class WorkerPool {
   broadcast(msg: object): void {
     for (const s of this.slots) if (s.ready) s.port!.postMessage(msg);
   }
+
+  /** The sweeper's sink: expired keys to the workers whose write hook listens. */
+  readonly expired: ExpiredSink = {
+    listening: () => this.slots.some((s) => s.ready && s.hookListening),
+    report: (dbs, keys) => {
+      const all = Buffer.allocUnsafeSlow(keys.reduce((n, k) => n + k.length, 0));
+      const ends: number[] = [];
+      let at = 0;
+      for (const k of keys) { at += k.copy(all, at); ends.push(at); }
+      const msg: ExpiredMessage = { type: 'expired', dbs, keys: all, ends };
+      for (const s of this.slots) if (s.ready && s.hookListening) s.port!.postMessage(msg);
+    },
+  };
 
   /** Ask every ready worker; failed or dead workers contribute nothing. */
   async gather<T>(op: string, args?: unknown): Promise<T[]> {

@@ -12,6 +12,7 @@ import { PostrespError, kErrListen } from '../errors';
 import type { ConnMessage, WorkerStats } from '../messages';
 import { loadNative, type NativeAddon } from '../native';
 import { WorkerPool } from './pool';
+import type { ExpiredSink } from './sweeper';
 import { kProtectedModeDenied, protectedModeDenies } from './protected-mode';
 
 const kMaxClientsReply = '-ERR max number of clients reached\r\n';
@@ -35,6 +36,11 @@ export class PrimaryServer {
   infoSections: (() => Promise<Record<string, [string, string | number][]>>) | undefined;
   /** called after clients are closed, before exit (stops storage) */
   onStopped: Array<() => Promise<void>> = [];
+  /** the sweeper's expired keys, to the workers whose write hook listens (once the pool started) */
+  readonly expired: ExpiredSink = {
+    listening: () => this.pool?.expired.listening() ?? false,
+    report: (dbs, keys) => this.pool?.expired.report(dbs, keys),
+  };
 
   constructor(readonly config: Config, private readonly log: (line: string) => void,
     private readonly extra: Record<string, unknown> = {}) {}

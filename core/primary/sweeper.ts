@@ -20,6 +20,10 @@
  * keyspace, and never waits on a client's write; a key whose TTL a client just extended is
  * re-checked under the row lock (READ COMMITTED re-evaluates the WHERE) and left alone.
  * Collection rows go with their kv row (trigger kv_deleted, schema v4).
+ *
+ * While some worker's write hook listens (core/engine/write-hook.ts), a chunk returns the keys
+ * it deleted instead of their count, and they go to the workers as Redis's `expired` events,
+ * after the chunk's commit.
  */
 import { kWatchMark } from '../engine/sql/functions-watch';
 import type { PrimaryPg } from './primary-pg';
@@ -35,6 +39,13 @@ export interface SweeperOptions {
   markTtlMs: number;
   markCheckMs: number;
   log: (line: string) => void;
+  expired?: ExpiredSink;
+}
+
+/** Where deleted keys go (the worker pool): asked before each chunk whether anybody listens. */
+export interface ExpiredSink {
+  listening(): boolean;
+  report(dbs: number[], keys: Buffer[]): void;
 }
 
 // A deleted string row costs ~1–7 µs by TID; a collection key also runs its family's DELETE
@@ -44,17 +55,18 @@ export interface SweeperOptions {
 // every expired key is a large collection.
 // A mark outlives a WATCH held an hour between WATCH and EXEC; checking once a minute is one
 // index probe, empty unless a process died with clients watching absent keys.
-export const kSweeperDefaults: Omit<SweeperOptions, 'log'> = {
+export const kSweeperDefaults: Omit<SweeperOptions, 'log' | 'expired'> = {
   intervalMs: 100, chunk: 500, budgetMs: 25, markTtlMs: 3_600_000, markCheckMs: 60_000,
 };
 const kRetryMs = 1000;
 
 // expires_at > 0: WATCH marks (expires_at ≤ 0, core/engine/sql/functions-watch.ts) are not expired
 // keys, and the range keeps them out of the index scan instead of filtering them row by row
-const kSweep = `WITH c AS MATERIALIZED (
+const kSweepChunk = `WITH c AS MATERIALIZED (
     SELECT ctid FROM kv WHERE expires_at > 0 AND expires_at <= $1::int8 ORDER BY expires_at LIMIT $2::int4 FOR UPDATE SKIP LOCKED),
-  d AS (DELETE FROM kv WHERE ctid = ANY (ARRAY(SELECT ctid FROM c)) RETURNING 1)
-  SELECT count(*)::int4 FROM d`;
+  d AS (DELETE FROM kv WHERE ctid = ANY (ARRAY(SELECT ctid FROM c))`;
+const kSweep = `${kSweepChunk} RETURNING 1) SELECT count(*)::int4 FROM d`;
+const kSweepKeys = `${kSweepChunk} RETURNING db, key) SELECT db, key FROM d`;
 
 // Marks whose watchers vanished without releasing them (a process killed): last WATCH before $1
 // (expires_at = -(its ms)). A client still watching such a key then fails its EXEC: safe, and
@@ -112,8 +124,7 @@ export class Sweeper {
     let full = false;
     try {
       do {
-        const rows = await this.pg.query(kSweep, [String(Date.now()), String(this.opts.chunk)]);
-        const n = rows[0][0] as number;
+        const n = await this.sweepChunk();
         this.deleted += n;
         full = n === this.opts.chunk;
       } while (full && !this.stopped && performance.now() - t0 < this.opts.budgetMs);
@@ -123,6 +134,16 @@ export class Sweeper {
       return kRetryMs;
     }
     return full ? Math.max(1, Math.round(3 * (performance.now() - t0))) : this.opts.intervalMs;
+  }
+
+  /** One chunk; resolves to the number of keys it deleted. */
+  private async sweepChunk(): Promise<number> {
+    const values = [String(Date.now()), String(this.opts.chunk)];
+    const sink = this.opts.expired;
+    if (sink === undefined || !sink.listening()) return (await this.pg.query(kSweep, values))[0][0] as number;
+    const rows = await this.pg.query(kSweepKeys, values);
+    if (rows.length > 0) sink.report(rows.map((r) => r[0] as number), rows.map((r) => r[1] as Buffer));
+    return rows.length;
   }
 
   /** Deletes abandoned WATCH marks, a chunk at a time (the next check takes the rest). */

@@ -16,7 +16,7 @@ export function defineCommand(spec: Partial2): CommandSpec {
     ? spec.flags ?? [] : [...spec.flags ?? [], 'movablekeys'];
   // every field in one order: specs share one hidden class, so the client's spec.run / spec.name stay monomorphic
   return {
-    name: spec.name, arity: spec.arity, flags, flagBits: flagBits(flags), keys, acl: aclCategories(spec.acl ?? [], flags),
+    name: spec.name, arity: spec.arity, flags, events: spec.events, flagBits: flagBits(flags), keys, acl: aclCategories(spec.acl ?? [], flags),
     tips: spec.tips, group: spec.group ?? 'server', summary: spec.summary, since: spec.since ?? '1.0.0',
     complexity: spec.complexity, subcommands: spec.subcommands, run: spec.run,
   };

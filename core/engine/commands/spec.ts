@@ -5,6 +5,7 @@
 import type { Reply } from '../reply';
 import type { Session } from '../session';
 import type { PendingReply } from '../pending-reply';
+import type { EventDecl } from '../write-hook';
 
 /** Redis 7.0's command flags (flags.ts: their bits and the order COMMAND INFO prints them). */
 export type CommandFlag =
@@ -36,6 +37,13 @@ export interface CommandSpec {
   /** Redis arity: positive = exactly, negative = at least |arity|; counts the name itself */
   arity: number;
   flags: readonly CommandFlag[];
+  /**
+   * A write command's keyspace events (Redis's names), reported through the write hook after
+   * commit: one name fired on each key when the reply is not an error, or a function of the
+   * line and the reply (core/engine/write-hook.ts; ./events.ts and each family's events.ts).
+   * Every `write` command declares them (events.test.ts checks the table).
+   */
+  events?: EventDecl;
   /** the flags as bits (flags.ts), computed once by defineCommand: the per-command checks read these */
   flagBits: number;
   keys: KeySpec;

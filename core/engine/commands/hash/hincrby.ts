@@ -15,6 +15,7 @@ const kNotInteger = new RespError('ERR hash value is not an integer');
 
 export const hincrby = defineCommand({
   name: 'hincrby', arity: 4, flags: ['write', 'denyoom', 'fast'], keys: kOneKey, acl: ['write', 'hash', 'fast'],
+  events: 'hincrby',
   group: 'hash', since: '2.0.0', summary: 'Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn\'t exist.',
   complexity: 'O(1)',
   run(s, argv) {

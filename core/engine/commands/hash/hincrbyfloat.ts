@@ -20,6 +20,7 @@ const kErrors = {
 
 export const hincrbyfloat = defineCommand({
   name: 'hincrbyfloat', arity: 4, flags: ['write', 'denyoom', 'fast'], keys: kOneKey, acl: ['write', 'hash', 'fast'],
+  events: 'hincrbyfloat',
   group: 'hash', since: '2.6.0', summary: 'Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn\'t exist.',
   complexity: 'O(1)',
   run: (s, argv) => exec(s, kHashSql.incrByFloat, [dbArg(s), argv[1], argv[2], argv[3], nowArg()],

@@ -14,6 +14,7 @@ function hsetLike(name: 'hset' | 'hmset', summary: string): CommandSpec {
   const arity = wrongArity(name);
   return defineCommand({
     name, arity: -4, flags: ['write', 'denyoom', 'fast'], keys: kOneKey, acl: ['write', 'hash', 'fast'],
+    events: 'hset',
     group: 'hash', since: '2.0.0', summary, complexity: 'O(N) where N is the number of fields being set.',
     run(s, argv) {
       if (argv.length % 2 === 1) return arity;

@@ -4,11 +4,13 @@
  */
 import { encodeBufferArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
+import { whenDone } from '../events';
 import { kOneKey } from '../spec';
 import { kHashSql } from './sql';
 
 export const hsetnx = defineCommand({
   name: 'hsetnx', arity: 4, flags: ['write', 'denyoom', 'fast'], keys: kOneKey, acl: ['write', 'hash', 'fast'],
+  events: whenDone('hset'),
   group: 'hash', since: '2.0.0', summary: 'Sets the value of a field in a hash only when the field doesn\'t exist.',
   complexity: 'O(1)',
   run(s, argv) {

@@ -8,12 +8,14 @@ import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { lower } from '../args';
 import { defineCommand } from '../define';
+import { copyEvents } from './events';
 import { dbOf, kSameObject, nowMs, parseDb } from './shared';
 
 const kStmt = { name: 'pr_copy', text: 'SELECT copy_key($1::int2, $2::bytea, $3::int2, $4::bytea, $5::bool, $6::int8)' };
 
 export const copy = defineCommand({
   name: 'copy', arity: -3, flags: ['write', 'denyoom'], keys: { first: 1, last: 2, step: 1 },
+  events: copyEvents,
   acl: ['keyspace', 'write', 'slow'], group: 'generic', since: '6.2.0', complexity: 'O(N)',
   summary: 'Copies the value of a key to a new key.',
   run(s, argv) {

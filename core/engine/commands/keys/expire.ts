@@ -9,6 +9,7 @@ import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { lower, parseI64 } from '../args';
 import { defineCommand } from '../define';
+import { expireEvents } from './events';
 import { kOneKey, type CommandSpec } from '../spec';
 import { dbOf } from './shared';
 
@@ -36,6 +37,7 @@ function parseFlags(argv: Buffer[]): number | RespError {
 function expire(name: string, unit: 's' | 'ms', absolute: boolean, since: string, summary: string): CommandSpec {
   return defineCommand({
     name, arity: -3, flags: ['write', 'fast'], keys: kOneKey, acl: ['keyspace', 'write', 'fast'],
+    events: expireEvents(unit === 's' ? 1000 : 1, absolute),
     group: 'generic', since, summary, complexity: 'O(1)',
     run(s, argv) {
       const flags = parseFlags(argv);

@@ -6,11 +6,13 @@
 import { Err } from '../../resp-errors';
 import { lower } from '../args';
 import { defineCommand } from '../define';
+import { flushallEvents, flushdbEvents } from './events';
 import type { CommandSpec } from '../spec';
 
 function flush(name: 'flushdb' | 'flushall', summary: string): CommandSpec {
   return defineCommand({
     name, arity: -1, flags: ['write'], acl: ['keyspace', 'write', 'slow', 'dangerous'], group: 'server', summary,
+    events: name === 'flushdb' ? flushdbEvents : flushallEvents,
     tips: ['request_policy:all_shards', 'response_policy:all_succeeded'],
     run(s, argv) {
       if (argv.length > 2) return Err.syntax;

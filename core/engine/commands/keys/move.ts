@@ -5,6 +5,7 @@
  */
 import { RespError } from '../../reply';
 import { defineCommand } from '../define';
+import { moveEvents } from './events';
 import { kOneKey } from '../spec';
 import { dbOf, kSameObject, nowMs, parseDb } from './shared';
 
@@ -12,6 +13,7 @@ const kStmt = { name: 'pr_move', text: 'SELECT move_key($1::int2, $2::bytea, $3:
 
 export const move = defineCommand({
   name: 'move', arity: 3, flags: ['write', 'fast'], keys: kOneKey, acl: ['keyspace', 'write', 'fast'],
+  events: moveEvents,
   group: 'generic', summary: 'Moves a key to another database.', complexity: 'O(1)',
   run(s, argv) {
     const db = parseDb(argv[2], s.server.config.int('databases'));

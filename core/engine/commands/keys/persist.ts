@@ -3,6 +3,7 @@
  * https://redis.io/commands/persist/
  */
 import { defineCommand } from '../define';
+import { whenDone } from '../events';
 import { kOneKey } from '../spec';
 import { dbOf, nowMs } from './shared';
 
@@ -15,6 +16,7 @@ const kStmt = {
 
 export const persist = defineCommand({
   name: 'persist', arity: 2, flags: ['write', 'fast'], keys: kOneKey, acl: ['keyspace', 'write', 'fast'],
+  events: whenDone('persist'),
   group: 'generic', since: '2.2.0', summary: 'Removes the expiration time of a key.', complexity: 'O(1)',
   run: (s, argv) => s.server.store.exec(s, kStmt, [dbOf(s), argv[1], nowMs()], (rows) => rows[0][0] as number),
 });

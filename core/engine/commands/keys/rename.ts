@@ -5,6 +5,7 @@
  */
 import { kOk } from '../../shared-replies';
 import { defineCommand } from '../define';
+import { renameEvents } from './events';
 import type { CommandSpec } from '../spec';
 import { dbOf, kNoSuchKey, nowMs } from './shared';
 
@@ -14,6 +15,7 @@ function rename(name: 'rename' | 'renamenx', summary: string): CommandSpec {
   const nx = name === 'renamenx';
   return defineCommand({
     name, arity: 3, flags: nx ? ['write', 'fast'] : ['write'], keys: { first: 1, last: 2, step: 1 },
+    events: renameEvents,
     acl: nx ? ['keyspace', 'write', 'fast'] : ['keyspace', 'write', 'slow'], group: 'generic', summary, complexity: 'O(1)',
     run(s, argv) {
       const same = argv[1].equals(argv[2]);

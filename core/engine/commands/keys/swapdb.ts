@@ -8,6 +8,7 @@ import { Err } from '../../resp-errors';
 import { kOk } from '../../shared-replies';
 import { parseI64 } from '../args';
 import { defineCommand } from '../define';
+import { swapdbEvents } from './events';
 import { nowMs } from './shared';
 
 const kBad = [new RespError('ERR invalid first DB index'), new RespError('ERR invalid second DB index')];
@@ -15,6 +16,7 @@ const kStmt = { name: 'pr_swapdb', text: 'SELECT swap_db($1::int2, $2::int2, $3:
 
 export const swapdb = defineCommand({
   name: 'swapdb', arity: 3, flags: ['write', 'fast'], acl: ['keyspace', 'write', 'fast', 'dangerous'],
+  events: swapdbEvents,
   group: 'server', since: '4.0.0', summary: 'Swaps two Redis databases.', complexity: 'O(N) where N is the count of keys in both databases',
   run(s, argv) {
     const ids: number[] = [];

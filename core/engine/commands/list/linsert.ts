@@ -7,11 +7,13 @@ import { Err } from '../../resp-errors';
 import { eqIgnoreCase } from '../args';
 import { dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
+import { whenDone } from '../events';
 import { kOneKey } from '../spec';
 import { kListSql } from './sql';
 
 export const linsert = defineCommand({
   name: 'linsert', arity: 5, flags: ['write', 'denyoom'], keys: kOneKey, acl: ['write', 'list', 'slow'],
+  events: whenDone('linsert'),
   group: 'list', since: '2.2.0', summary: 'Inserts an element before or after another element in a list.',
   complexity: 'O(N) where N is the number of elements to traverse before seeing the value pivot. This means that inserting somewhere on the left end on the list (head) can be considered O(1) and inserting somewhere on the right end (tail) is O(N).',
   run(s, argv) {

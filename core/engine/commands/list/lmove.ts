@@ -8,6 +8,7 @@ import { Err } from '../../resp-errors';
 import { eqIgnoreCase } from '../args';
 import { dbArg, exec, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
+import { lmoveEvents, rpoplpushEvents } from './events';
 import type { CommandSpec } from '../spec';
 import { kListSql } from './sql';
 
@@ -25,6 +26,7 @@ function move(s: Parameters<CommandSpec['run']>[0], src: Buffer, dst: Buffer, fr
 
 export const lmove = defineCommand({
   name: 'lmove', arity: 5, flags: ['write', 'denyoom'], keys: { first: 1, last: 2, step: 1 }, acl: ['write', 'list', 'slow'],
+  events: lmoveEvents,
   group: 'list', since: '6.2.0', summary: 'Returns an element after popping it from one list and pushing it to another. Deletes the list if the last element was moved.',
   complexity: 'O(1)',
   run(s, argv) {
@@ -37,6 +39,7 @@ export const lmove = defineCommand({
 
 export const rpoplpush = defineCommand({
   name: 'rpoplpush', arity: 3, flags: ['write', 'denyoom'], keys: { first: 1, last: 2, step: 1 }, acl: ['write', 'list', 'slow'],
+  events: rpoplpushEvents,
   group: 'list', since: '1.2.0', summary: 'Returns the last element of a list after removing and pushing it to another list. Deletes the list if the last element was popped.',
   complexity: 'O(1)',
   run: (s, argv) => move(s, argv[1], argv[2], false, true),

@@ -7,12 +7,14 @@ import { RespError, kNullArray } from '../../reply';
 import { parseMpop } from '../collection/args';
 import { encodeBufferArray, dbArg, exec, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
+import { lmpopEvents } from './events';
 import { kCountedKeys } from '../spec';
 import { side } from './lmove';
 import { kListSql } from './sql';
 
 export const lmpop = defineCommand({
   name: 'lmpop', arity: -4, flags: ['write'], keys: kCountedKeys, acl: ['write', 'list', 'slow'],
+  events: lmpopEvents,
   group: 'list', since: '7.0.0', summary: 'Returns multiple elements from a list after removing them. Deletes the list if the last element was popped.',
   complexity: 'O(N+M) where N is the number of provided keys and M is the number of elements returned.',
   run(s, argv) {

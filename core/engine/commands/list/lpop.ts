@@ -7,12 +7,14 @@ import { RespError, kNullArray } from '../../reply';
 import { dbArg, exec, nowArg, statusReply } from '../collection/exec';
 import { positiveLong } from '../collection/args';
 import { defineCommand } from '../define';
+import { listPopEvents } from './events';
 import { kOneKey, type CommandSpec } from '../spec';
 import { kListSql } from './sql';
 
 function pop(name: string, left: boolean, summary: string): CommandSpec {
   return defineCommand({
     name, arity: -2, flags: ['write', 'fast'], keys: kOneKey, acl: ['write', 'list', 'fast'], group: 'list', since: '1.0.0',
+    events: listPopEvents(left ? 'lpop' : 'rpop'),
     summary, complexity: 'O(N) where N is the number of elements returned',
     run(s, argv) {
       if (argv.length > 3) return new RespError(`ERR wrong number of arguments for '${name}' command`);

@@ -5,12 +5,14 @@
  */
 import { dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
+import { whenDone } from '../events';
 import { kOneKey, type CommandSpec } from '../spec';
 import { kListSql } from './sql';
 
 function push(name: string, left: boolean, onlyExisting: boolean, since: string, summary: string): CommandSpec {
   return defineCommand({
     name, arity: -3, flags: ['write', 'denyoom', 'fast'], keys: kOneKey, acl: ['write', 'list', 'fast'],
+    events: onlyExisting ? whenDone(left ? 'lpush' : 'rpush') : left ? 'lpush' : 'rpush',
     group: 'list', since, summary,
     complexity: 'O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.',
     // elements as a Buffer[] (the connection encodes it as bytea[]): the lane concatenates the

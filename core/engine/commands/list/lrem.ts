@@ -7,11 +7,13 @@ import { Err } from '../../resp-errors';
 import { parseI64 } from '../args';
 import { dbArg, exec, int, int8, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
+import { whenRemoved } from '../events';
 import { kOneKey } from '../spec';
 import { kListSql } from './sql';
 
 export const lrem = defineCommand({
   name: 'lrem', arity: 4, flags: ['write'], keys: kOneKey, acl: ['write', 'list', 'slow'],
+  events: whenRemoved('lrem'),
   group: 'list', since: '1.0.0', summary: 'Removes elements from a list. Deletes the list if the last element was removed.',
   complexity: 'O(N+M) where N is the length of the list and M is the number of elements removed.',
   run(s, argv) {

@@ -16,6 +16,7 @@ const kErrors = { 3: new RespError('ERR no such key'), 4: new RespError('ERR ind
 
 export const lset = defineCommand({
   name: 'lset', arity: 4, flags: ['write', 'denyoom'], keys: kOneKey, acl: ['write', 'list', 'slow'],
+  events: 'lset',
   group: 'list', since: '1.0.0', summary: 'Sets the value of an element in a list by its index.',
   complexity: 'O(N) where N is the length of the list. Setting either the first or the last element of the list is O(1).',
   run(s, argv) {

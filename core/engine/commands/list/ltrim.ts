@@ -7,11 +7,13 @@ import { kOk } from '../../shared-replies';
 import { parseI64 } from '../args';
 import { dbArg, exec, int8, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
+import { ltrimEvents } from './events';
 import { kOneKey } from '../spec';
 import { kListSql } from './sql';
 
 export const ltrim = defineCommand({
   name: 'ltrim', arity: 4, flags: ['write'], keys: kOneKey, acl: ['write', 'list', 'slow'],
+  events: ltrimEvents,
   group: 'list', since: '1.0.0', summary: 'Removes elements from both ends a list. Deletes the list if all elements were trimmed.',
   complexity: 'O(N) where N is the number of elements to be removed by the operation.',
   run(s, argv) {

@@ -5,6 +5,7 @@
  */
 import { dbArg, distinct, exec, int, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
+import { whenDone, whenRemoved } from '../events';
 import { kOneKey, type CommandSpec } from '../spec';
 import { kSetSql } from './sql';
 
@@ -12,6 +13,7 @@ function change(name: 'sadd' | 'srem', summary: string): CommandSpec {
   const stmt = name === 'sadd' ? kSetSql.add : kSetSql.rem;
   return defineCommand({
     name, arity: -3, flags: name === 'sadd' ? ['write', 'denyoom', 'fast'] : ['write', 'fast'], keys: kOneKey,
+    events: name === 'sadd' ? whenDone('sadd') : whenRemoved('srem'),
     acl: ['write', 'set', 'fast'], group: 'set', since: '1.0.0', summary,
     complexity: `O(1) for each element ${name === 'sadd' ? 'added' : 'removed'}, so O(N) for N elements.`,
     // members as a Buffer[] (encoded as bytea[] by the connection): the lane merges consecutive

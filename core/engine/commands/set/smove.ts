@@ -5,10 +5,12 @@
  */
 import { dbArg, exec, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
+import { smoveEvents } from './events';
 import { kSetSql } from './sql';
 
 export const smove = defineCommand({
   name: 'smove', arity: 4, flags: ['write', 'fast'], keys: { first: 1, last: 2, step: 1 }, acl: ['write', 'set', 'fast'],
+  events: smoveEvents,
   group: 'set', since: '1.0.0', summary: 'Moves a member from one set to another.', complexity: 'O(1)',
   run: (s, argv) => exec(s, kSetSql.move, [dbArg(s), argv[1], argv[2], argv[3], nowArg()],
     statusReply({}, (rows) => rows[0][0] as number)),

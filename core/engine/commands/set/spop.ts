@@ -9,11 +9,13 @@ import { dbArg, exec, nowArg, statusReply } from '../collection/exec';
 import { positiveLong } from '../collection/args';
 import { randomH } from '../collection/random';
 import { defineCommand } from '../define';
+import { spopEvents } from './events';
 import { kOneKey } from '../spec';
 import { kSetSql } from './sql';
 
 export const spop = defineCommand({
   name: 'spop', arity: -2, flags: ['write', 'fast'], keys: kOneKey, acl: ['write', 'set', 'fast'],
+  events: spopEvents,
   tips: ['nondeterministic_output'],
   group: 'set', since: '1.0.0', summary: 'Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.',
   complexity: 'Without the count argument O(1), otherwise O(N) where N is the value of the passed count.',

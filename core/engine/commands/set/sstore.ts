@@ -5,6 +5,7 @@
  */
 import { encodeBufferArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
+import { stored } from '../events';
 import { kAllKeys, type CommandSpec } from '../spec';
 import { kSetSql } from './sql';
 import { SetOp } from './sinter';
@@ -12,6 +13,7 @@ import { SetOp } from './sinter';
 function store(name: string, op: SetOp, summary: string, complexity: string): CommandSpec {
   return defineCommand({
     name, arity: -3, flags: ['write', 'denyoom'], keys: kAllKeys, acl: ['write', 'set', 'slow'], group: 'set', since: '1.0.0',
+    events: stored(name),
     summary, complexity,
     run: (s, argv) => exec(s, kSetSql.store, [dbArg(s), argv[1], String(op), encodeBufferArray(argv.slice(2)), nowArg()],
       statusReply({}, (rows) => int(rows[0][1]))),

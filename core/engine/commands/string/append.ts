@@ -11,6 +11,7 @@ const kStmt = { name: 'pr_append', text: 'SELECT status, len::text FROM append($
 
 export const append = defineCommand({
   name: 'append', arity: 3, flags: ['write', 'denyoom', 'fast'], keys: kOneKey, acl: ['write', 'string', 'fast'],
+  events: 'append',
   group: 'string', since: '2.0.0', summary: 'Appends a string to the value of a key. Creates the key if it doesn\'t exist.',
   complexity: 'O(1)',
   run(s, argv) {

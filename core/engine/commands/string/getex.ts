@@ -8,6 +8,7 @@ import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { lower } from '../args';
 import { defineCommand } from '../define';
+import { getexEvents } from './events';
 import { expireAt, type ExpireUnit } from '../expiry';
 import { dbOf } from '../keys/shared';
 import { kOneKey } from '../spec';
@@ -35,6 +36,7 @@ function parseGetex(argv: Buffer[]): [Mode, ExpireUnit?, Buffer?] | RespError {
 
 export const getex = defineCommand({
   name: 'getex', arity: -2, flags: ['write', 'fast'], keys: kOneKey, acl: ['write', 'string', 'fast'],
+  events: getexEvents,
   group: 'string', since: '6.2.0', summary: 'Returns the string value of a key after setting its expiration time.',
   complexity: 'O(1)',
   run(s, argv) {

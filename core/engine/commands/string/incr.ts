@@ -16,6 +16,7 @@ const kDecrOverflow = new RespError('ERR decrement would overflow');
 function incrBy(name: string, sign: 1n | -1n, fromArg: boolean, summary: string): CommandSpec {
   return defineCommand({
     name, arity: fromArg ? 3 : 2, flags: ['write', 'denyoom', 'fast'], keys: kOneKey,
+    events: 'incrby',
     acl: ['write', 'string', 'fast'], group: 'string', summary, complexity: 'O(1)',
     run(s, argv) {
       let delta = 1n;

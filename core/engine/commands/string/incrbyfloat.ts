@@ -15,6 +15,7 @@ const kStmt = { name: 'pr_incrbyfloat', text: 'SELECT status, result FROM incr_b
 
 export const incrbyfloat = defineCommand({
   name: 'incrbyfloat', arity: 3, flags: ['write', 'denyoom', 'fast'], keys: kOneKey, acl: ['write', 'string', 'fast'],
+  events: 'incrbyfloat',
   group: 'string', since: '2.6.0', complexity: 'O(1)',
   summary: 'Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn\'t exist.',
   run: (s, argv) => s.server.store.exec(s, kStmt, [dbOf(s), argv[1], argv[2], nowMs()], (rows) => {

@@ -9,6 +9,7 @@ const kArity = wrongArity('mset');
 
 export const mset = defineCommand({
   name: 'mset', arity: -3, flags: ['write', 'denyoom'], keys: { first: 1, last: -1, step: 2 },
+  events: 'set',
   tips: ['request_policy:multi_shard', 'response_policy:all_succeeded'],
   acl: ['write', 'string', 'slow'], group: 'string', since: '1.0.1',
   summary: 'Atomically creates or modifies the string values of one or more keys.',

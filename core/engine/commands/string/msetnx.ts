@@ -5,6 +5,7 @@
  */
 import { wrongArity } from '../../resp-errors';
 import { defineCommand } from '../define';
+import { msetnxEvents } from './events';
 import { dbOf, nowMs } from '../keys/shared';
 import { encodeBufferArray } from '../../pg-driver/binary-array';
 import { writeOrder } from '../../write-order';
@@ -14,6 +15,7 @@ const kStmt = { name: 'pr_msetnx', text: 'SELECT msetnx($1::int2, $2::bytea[], $
 
 export const msetnx = defineCommand({
   name: 'msetnx', arity: -3, flags: ['write', 'denyoom'], keys: { first: 1, last: -1, step: 2 },
+  events: msetnxEvents,
   tips: ['request_policy:multi_shard', 'response_policy:agg_min'],
   acl: ['write', 'string', 'slow'], group: 'string', since: '1.0.1', complexity: 'O(N)',
   summary: 'Atomically modifies the string values of one or more keys only when all keys don\'t exist.',

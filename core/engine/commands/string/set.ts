@@ -9,6 +9,7 @@ import { RespError } from '../../reply';
 import { SetCond, type SetRequest } from '../../key-store';
 import { lower } from '../args';
 import { defineCommand } from '../define';
+import { setEvents } from './events';
 import { expireAt, type ExpireUnit } from '../expiry';
 import { kOneKey } from '../spec';
 
@@ -43,6 +44,7 @@ export function parseSet(argv: Buffer[]): SetRequest | RespError {
 
 export const set = defineCommand({
   name: 'set', arity: -3, flags: ['write', 'denyoom'], keys: kOneKey, acl: ['write', 'string', 'slow'],
+  events: setEvents,
   group: 'string', summary: 'Sets the string value of a key, ignoring its type. The key is created if it doesn\'t exist.',
   complexity: 'O(1)',
   run(s, argv) {

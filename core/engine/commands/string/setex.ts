@@ -6,12 +6,14 @@
 import { RespError } from '../../reply';
 import { SetCond } from '../../key-store';
 import { defineCommand } from '../define';
+import { setWithTtlEvents } from './events';
 import { expireAt } from '../expiry';
 import { kOneKey, type CommandSpec } from '../spec';
 
 function setex(name: 'setex' | 'psetex', summary: string): CommandSpec {
   return defineCommand({
     name, arity: 4, flags: ['write', 'denyoom'], keys: kOneKey, acl: ['write', 'string', 'slow'],
+    events: setWithTtlEvents,
     group: 'string', summary, since: name === 'setex' ? '2.0.0' : '2.6.0', complexity: 'O(1)',
     run(s, argv) {
       const at = expireAt(name === 'setex' ? 'ex' : 'px', argv[2], name);

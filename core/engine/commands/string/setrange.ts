@@ -7,6 +7,7 @@ import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { parseI64 } from '../args';
 import { defineCommand } from '../define';
+import { setrangeEvents } from './events';
 import { dbOf, int8Reply, kTooLong, nowMs } from '../keys/shared';
 import { kOneKey } from '../spec';
 
@@ -15,6 +16,7 @@ const kStmt = { name: 'pr_setrange', text: 'SELECT status, len::text FROM setran
 
 export const setrange = defineCommand({
   name: 'setrange', arity: 4, flags: ['write', 'denyoom'], keys: kOneKey, acl: ['write', 'string', 'slow'],
+  events: setrangeEvents,
   group: 'string', since: '2.2.0', complexity: 'O(1)',
   summary: 'Overwrites a part of a string value with another by an offset. Creates the key if it doesn\'t exist.',
   run(s, argv) {

@@ -1,11 +1,13 @@
 /**
  * EXEC — run the queued commands as one Postgres transaction sent as one pipeline. A queueing
  * error aborts (EXECABORT); a changed WATCHed key gives a null array; a runtime error (WRONGTYPE)
- * is returned in its slot while the other commands take effect, as in Redis.
+ * is returned in its slot while the other commands take effect, as in Redis. Once committed, the
+ * queued writes are reported to the write hook, each with the db it ran in (SELECT may be queued).
  * https://redis.io/commands/exec/
  */
 import { RespError, kNullArray, type Reply } from '../../reply';
 import { defineCommand } from '../define';
+import { kFlagWrite } from '../flags';
 
 const kWithout = new RespError('ERR EXEC without MULTI');
 const kAbort = new RespError('EXECABORT Transaction discarded because of previous errors.');
@@ -25,13 +27,21 @@ export const exec = defineCommand({
       s.server.store.unwatch(s, watched);
       return kAbort;
     }
+    const hook = s.server.writeHook;
+    // filled only while the hook listens: nothing is allocated for it otherwise
+    const dbs: number[] | undefined = hook.active ? [] : undefined;
     const replies = await s.server.store.transaction(s, watched, () => queued.map(({ spec, argv }) => {
+      dbs?.push(s.db);
+      if (hook.beforeActive && (spec.flagBits & kFlagWrite) !== 0) hook.before(s.db, spec, argv);
       try {
         return spec.run(s, argv);
       } catch (e) {
         return new RespError(`ERR internal error: ${(e as Error).message}`);
       }
     }));
+    if (dbs !== undefined && Array.isArray(replies)) {
+      for (let i = 0; i < queued.length; i++) hook.command(dbs[i], queued[i].spec, queued[i].argv, replies[i]);
+    }
     return replies ?? kNullArray;
   },
 });

@@ -10,6 +10,7 @@ import { eqIgnoreCase } from '../args';
 import { encodeBufferArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
 import { string2d } from '../collection/strtod';
 import { defineCommand } from '../define';
+import { zaddEvents } from './events';
 import { kOneKey } from '../spec';
 import { f8Array } from './bounds';
 import { kZsetSql } from './sql';
@@ -35,6 +36,7 @@ export function zaddExec(s: Parameters<typeof zadd.run>[0], key: Buffer, members
 
 export const zadd = defineCommand({
   name: 'zadd', arity: -4, flags: ['write', 'denyoom', 'fast'], keys: kOneKey, acl: ['write', 'sortedset', 'fast'],
+  events: zaddEvents,
   group: 'sorted-set', since: '1.2.0', summary: 'Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn\'t exist.',
   complexity: 'O(log(N)) for each item added, where N is the number of elements in the sorted set.',
   run(s, argv) {
@@ -65,6 +67,7 @@ export const zadd = defineCommand({
 
 export const zincrby = defineCommand({
   name: 'zincrby', arity: 4, flags: ['write', 'denyoom', 'fast'], keys: kOneKey, acl: ['write', 'sortedset', 'fast'],
+  events: 'zincr',
   group: 'sorted-set', since: '1.2.0', summary: 'Increments the score of a member in a sorted set.',
   complexity: 'O(log(N)) where N is the number of elements in the sorted set.',
   run(s, argv) {

@@ -12,6 +12,7 @@ import { eqIgnoreCase, parseI64 } from '../args';
 import { encodeBufferArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
 import { string2d } from '../collection/strtod';
 import { defineCommand } from '../define';
+import { stored } from '../events';
 import { kCountedKeys, type CommandSpec } from '../spec';
 import { f8Array } from './bounds';
 import { elements } from './reply';
@@ -59,6 +60,7 @@ function combine(name: string, op: ZsetOp, store: boolean, since: string, summar
   const at = store ? 2 : 1;
   return defineCommand({
     name, arity: store ? -4 : -3, flags: store ? ['write', 'denyoom'] : ['readonly'],
+    events: store ? stored(name) : undefined,
     keys: store ? { first: 1, last: 1, step: 1, numkeysAt: 2 } : kCountedKeys, acl: [store ? 'write' : 'read', 'sortedset', 'slow'],
     group: 'sorted-set', since, summary,
     complexity: 'O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.',

@@ -8,6 +8,7 @@ import { eqIgnoreCase } from '../args';
 import { parseMpop } from '../collection/args';
 import { encodeBufferArray, dbArg, exec, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
+import { zmpopEvents } from './events';
 import { kCountedKeys } from '../spec';
 import { elements } from './reply';
 import { kZsetSql } from './sql';
@@ -17,6 +18,7 @@ const minMax = (a: Buffer): boolean | undefined => (eqIgnoreCase(a, 'max') ? tru
 
 export const zmpop = defineCommand({
   name: 'zmpop', arity: -4, flags: ['write'], keys: kCountedKeys, acl: ['write', 'sortedset', 'slow'],
+  events: zmpopEvents,
   group: 'sorted-set', since: '7.0.0', summary: 'Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped.',
   complexity: 'O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.',
   run(s, argv) {

@@ -8,6 +8,7 @@ import { Err } from '../../resp-errors';
 import { positiveLong } from '../collection/args';
 import { dbArg, exec, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
+import { zpopEvents } from './events';
 import { kOneKey, type CommandSpec } from '../spec';
 import { elements } from './reply';
 import { kZsetSql } from './sql';
@@ -15,6 +16,7 @@ import { kZsetSql } from './sql';
 function zpop(name: string, max: boolean, summary: string): CommandSpec {
   return defineCommand({
     name, arity: -2, flags: ['write', 'fast'], keys: kOneKey, acl: ['write', 'sortedset', 'fast'],
+    events: zpopEvents(name),
     group: 'sorted-set', since: '5.0.0', summary,
     complexity: 'O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.',
     run(s, argv) {

@@ -10,6 +10,7 @@ import { Err } from '../../resp-errors';
 import { eqIgnoreCase, parseI64 } from '../args';
 import { dbArg, exec, int, int8, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
+import { stored } from '../events';
 import { kOneKey, type CommandSpec } from '../spec';
 import { f8, parseLexRange, parseScoreRange } from './bounds';
 import { elements } from './reply';
@@ -99,6 +100,7 @@ export const zrevrangebylex = zrangeLike({ name: 'zrevrangebylex', arity: -4, ki
 
 export const zrangestore = defineCommand({
   name: 'zrangestore', arity: -5, flags: ['write', 'denyoom'], keys: { first: 1, last: 2, step: 1 },
+  events: stored('zrangestore'),
   acl: ['write', 'sortedset', 'slow'], group: 'sorted-set', since: '6.2.0',
   summary: 'Stores a range of members from sorted set in a key.',
   complexity: 'O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements stored into the destination key.',

@@ -8,6 +8,7 @@ import { Err } from '../../resp-errors';
 import { parseI64 } from '../args';
 import { dbArg, exec, int, int8, nowArg, statusReply } from '../collection/exec';
 import { defineCommand } from '../define';
+import { whenRemoved } from '../events';
 import { kOneKey, type CommandSpec } from '../spec';
 import { f8, parseLexRange, parseScoreRange } from './bounds';
 import { kZsetSql } from './sql';
@@ -31,6 +32,7 @@ function bounds(kind: RangeKind, a: Buffer, b: Buffer): unknown[] | RespError {
 function remRange(name: string, kind: RangeKind, since: string, summary: string): CommandSpec {
   return defineCommand({
     name, arity: 4, flags: ['write'], keys: kOneKey, acl: ['write', 'sortedset', 'slow'], group: 'sorted-set', since, summary,
+    events: whenRemoved(name),
     complexity: 'O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.',
     run(s, argv) {
       const b = bounds(kind, argv[2], argv[3]);

@@ -1,0 +1,94 @@
+/**
+ * The committed-write hook: one place where every write reports, after Postgres committed it,
+ * which keys of which db changed and how, in Redis's keyspace event names (set, del, expired,
+ * lpush, rename_from…). Keyspace notifications, blocked clients' wake-ups, CLIENT TRACKING and
+ * the read cache listen here instead of in each command (docs/write-hook.md).
+ *
+ *   client ─run─▶ lane ─commit─▶ reply final ──▶ hook.command(db, spec, argv, reply)
+ *                                                   └─ spec.events(emit, db, argv, reply) ─▶ listeners
+ *   EXEC (committed) ─────────────────────────────▶ hook.command(…) for each queued command
+ *   primary's sweeper ─MessagePort─▶ hook.expired(dbs, keys)
+ *   before a write is sent ───────────────────────▶ hook.before(db, spec, argv)
+ *
+ * One per worker thread. Nobody listening costs a write one branch on `active`: no report, no
+ * key list, no allocation is made.
+ */
+import { RespError, type Reply } from './reply';
+import { keysOf, type CommandSpec } from './commands/spec';
+
+/**
+ * One event. key null: every key of db (FLUSHDB, SWAPDB); db -1 with key null: every key of
+ * every db (FLUSHALL). maybe: Redis fires this event only in a state the reply does not show
+ * (the key was emptied, existed, had a TTL, or a score changed): our statements do not return
+ * that yet (docs/write-hook.md lists the cases), so the event is reported as possible.
+ */
+export type Emit = (db: number, event: string, key: Buffer | null, maybe: boolean) => void;
+
+/** A write command's events from its line and its (non-error) reply, emitted in Redis's order. */
+export type EventsOf = (emit: Emit, db: number, argv: Buffer[], reply: Reply) => void;
+
+/** What a write command's spec declares: one event name for each of its keys on success, or a function. */
+export type EventDecl = string | EventsOf;
+
+export interface WriteListener {
+  /** after commit */
+  committed?: Emit;
+  /** before a write command is sent to Postgres (the read cache's seqlock bumps here) */
+  before?: (db: number, spec: CommandSpec, argv: Buffer[]) => void;
+}
+
+export class WriteHook {
+  /** a committed listener is registered: the only thing a write reads when nobody listens */
+  active = false;
+  /** a before listener is registered */
+  beforeActive = false;
+  private committedList: Emit[] = [];
+  private beforeList: NonNullable<WriteListener['before']>[] = [];
+
+  /** onListening: told when `active` changes (the worker tells the primary, whose sweeper then reports keys) */
+  constructor(private readonly onListening: (active: boolean) => void = () => undefined) {}
+
+  /** Registers a listener; returns the function that removes it. */
+  listen(l: WriteListener): () => void {
+    if (l.committed) this.committedList = [...this.committedList, l.committed];
+    if (l.before) this.beforeList = [...this.beforeList, l.before];
+    this.update();
+    return () => {
+      this.committedList = this.committedList.filter((f) => f !== l.committed);
+      this.beforeList = this.beforeList.filter((f) => f !== l.before);
+      this.update();
+    };
+  }
+
+  private update(): void {
+    const was = this.active;
+    this.active = this.committedList.length > 0;
+    this.beforeActive = this.beforeList.length > 0;
+    if (was !== this.active) this.onListening(this.active);
+  }
+
+  private readonly emit: Emit = (db, event, key, maybe) => {
+    // a copy-on-write array: a listener that unsubscribes meanwhile does not shift the loop
+    for (const l of this.committedList) l(db, event, key, maybe);
+  };
+
+  /** A command's reply became final after its write committed (direct command, or EXEC's queued one). */
+  command(db: number, spec: CommandSpec, argv: Buffer[], reply: Reply): void {
+    const decl = spec.events;
+    if (decl === undefined || reply instanceof RespError || !this.active) return;
+    if (typeof decl !== 'string') return decl(this.emit, db, argv, reply);
+    const keys = keysOf(spec, argv);
+    if (keys !== undefined) for (const k of keys) this.emit(db, decl, k, false);
+  }
+
+  /** A write command is about to be sent. */
+  before(db: number, spec: CommandSpec, argv: Buffer[]): void {
+    for (const l of this.beforeList) l(db, spec, argv);
+  }
+
+  /** The sweeper deleted these expired keys (Redis's `expired`). */
+  expired(dbs: readonly number[], keys: readonly Buffer[]): void {
+    if (!this.active) return;
+    for (let i = 0; i < keys.length; i++) this.emit(dbs[i], 'expired', keys[i], false);
+  }
+}

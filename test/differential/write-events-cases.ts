@@ -1,0 +1,92 @@
+/**
+ * Cases of the write-event differential (write-events.test.ts): each write command in the
+ * outcomes that change which keyspace events redis-server 7.0.15 fires. `setup` runs first with
+ * notifications off; only `cmd`'s events are compared. Keys sit in db 0 unless a case selects.
+ */
+export type Cmd = string[];
+
+export interface EventCase {
+  setup: Cmd[];
+  cmd: Cmd;
+}
+
+/** space-separated words; an array where an argument is empty */
+const c = (cmd: string | Cmd, ...setup: string[]): EventCase =>
+  ({ setup: setup.map((s) => s.split(' ')), cmd: typeof cmd === 'string' ? cmd.split(' ') : cmd });
+
+const kList = 'RPUSH l a b c';
+const kOne = 'RPUSH l a';
+const kHash = 'HSET h f 1 g 2';
+const kSet = 'SADD s a b c';
+const kZset = 'ZADD z 1 a 2 b 3 c';
+
+export const kEventCases: EventCase[] = [
+  // strings
+  c('SET k v'), c('SET k v NX'), c('SET k v NX', 'SET k old'), c('SET k v XX'), c('SET k v XX', 'SET k old'),
+  c('SET k v EX 100'), c('SET k v PX 100000 GET', 'SET k old'), c('SET k v NX GET', 'SET k old'), c('SET k v NX GET'),
+  c('SET k v XX GET'), c('SET k v XX GET', 'SET k old'), c('SET k v KEEPTTL', 'SET k old EX 100'),
+  c('SET k v EXAT 1', 'SET k old'), c('SET k v GET', 'RPUSH k a'),
+  c('MSET a 1 b 2 a 3'), c('MSETNX a 1 b 2'), c('MSETNX a 1 b 2', 'SET b x'),
+  c('INCR n'), c('DECR n'), c('INCRBY n 5'), c('DECRBY n 5'), c('INCR n', 'SET n x'), c('INCRBYFLOAT n 1.5'),
+  c('INCRBYFLOAT n 1', 'SET n x'),
+  c('SETNX k v'), c('SETNX k v', 'SET k old'), c('SETEX k 100 v'), c('PSETEX k 100000 v'), c('SETEX k 0 v'),
+  c('GETSET k v'), c('GETSET k v', 'SET k old'), c('GETDEL k'), c('GETDEL k', 'SET k old'),
+  c('GETEX k'), c('GETEX k', 'SET k old'), c('GETEX k EX 100', 'SET k old'), c('GETEX k PERSIST', 'SET k old EX 100'),
+  c('GETEX k PERSIST', 'SET k old'), c('GETEX k PXAT 1', 'SET k old'), c('GETEX k EX 100'),
+  c('APPEND k abc'), c('APPEND k abc', 'SET k old'), c('APPEND k abc', 'RPUSH k a'),
+  c('SETRANGE k 2 abc'), c(['SETRANGE', 'k', '0', ''], 'SET k old'), c(['SETRANGE', 'k', '0', '']), c('SETRANGE k 1 x', 'SET k old'),
+  // keys
+  c('DEL a'), c('DEL a', 'SET a 1'), c('DEL a b c', 'SET a 1', 'RPUSH c x'), c('UNLINK a b', 'SET b 1'),
+  c('EXPIRE k 100', 'SET k v'), c('EXPIRE k 100'), c('EXPIRE k -1', 'SET k v'), c('EXPIRE k 100 NX', 'SET k v EX 50'),
+  c('EXPIRE k 100 GT', 'SET k v EX 50'), c('PEXPIRE k 100000', 'SET k v'), c('PEXPIRE k 0', 'RPUSH k a'),
+  c('EXPIREAT k 4000000000', 'SET k v'), c('EXPIREAT k 1', 'SADD k a'), c('PEXPIREAT k 4000000000000', 'SET k v'),
+  c('PEXPIREAT k 1', 'SET k v'), c('PERSIST k', 'SET k v EX 100'), c('PERSIST k', 'SET k v'), c('PERSIST k'),
+  c('RENAME a b', 'SET a 1'), c('RENAME a b', 'SET a 1', 'SET b 2'), c('RENAME a a', 'SET a 1'), c('RENAME a b'),
+  c('RENAMENX a b', 'SET a 1'), c('RENAMENX a b', 'SET a 1', 'SET b 2'), c('RENAME a b', 'HSET a f v'),
+  c('COPY a b', 'SET a 1'), c('COPY a b', 'SET a 1', 'SET b 2'), c('COPY a b REPLACE', 'SET a 1', 'SET b 2'),
+  c('COPY a b DB 3', 'ZADD a 1 m'), c('COPY a b'),
+  c('MOVE a 2', 'SET a 1'), c('MOVE a 2'), c('MOVE a 2', 'LPUSH a x', 'SELECT 2', 'SET a 1', 'SELECT 0'),
+  c('FLUSHDB', 'SET a 1'), c('FLUSHALL', 'SET a 1'), c('FLUSHALL ASYNC'), c('SWAPDB 0 1', 'SET a 1'),
+  c('SWAPDB 1 1'),
+  // hashes
+  c('HSET h f 1 g 2'), c('HSET h f 1', kHash), c('HMSET h f 3', kHash), c('HSET h f 1', 'SET h x'),
+  c('HSETNX h f 1'), c('HSETNX h f 1', kHash), c('HDEL h f', kHash), c('HDEL h f g', kHash), c('HDEL h x', kHash),
+  c('HDEL h f'), c('HINCRBY h f 2', kHash), c('HINCRBY h n 2'), c('HINCRBYFLOAT h f 1.5', kHash),
+  // sets
+  c('SADD s a b'), c('SADD s a', kSet), c('SADD s d', kSet), c('SREM s a', kSet), c('SREM s a b c', kSet),
+  c('SREM s x', kSet), c('SPOP s', kSet), c('SPOP s', 'SADD s a'), c('SPOP s'), c('SPOP s 1', kSet),
+  c('SPOP s 3', kSet), c('SPOP s 5', kSet), c('SPOP s 0', kSet),
+  c('SMOVE s t a', kSet), c('SMOVE s t a', 'SADD s a'), c('SMOVE s t x', kSet), c('SMOVE s t a', kSet, 'SADD t a'),
+  c('SMOVE s s a', kSet),
+  c('SINTERSTORE d s t', kSet, 'SADD t b x'), c('SINTERSTORE d s t', kSet), c('SINTERSTORE d s t', kSet, 'SET d x'),
+  c('SUNIONSTORE d s t', kSet), c('SUNIONSTORE d x y'), c('SUNIONSTORE d x y', 'SET d 1'),
+  c('SDIFFSTORE d s t', kSet, 'SADD t a'), c('SDIFFSTORE d s s', kSet, 'SADD d q'),
+  // lists
+  c('LPUSH l a b'), c('RPUSH l a', kList), c('LPUSHX l a'), c('LPUSHX l x', kList), c('RPUSHX l x', kList),
+  c('LPUSH l a', 'SET l x'),
+  c('LPOP l', kList), c('LPOP l', kOne), c('LPOP l'), c('RPOP l', kList), c('RPOP l', kOne),
+  c('LPOP l 2', kList), c('LPOP l 3', kList), c('RPOP l 5', kList), c('LPOP l 0', kList),
+  c('LSET l 0 x', kList), c('LSET l 9 x', kList), c('LINSERT l BEFORE b x', kList), c('LINSERT l AFTER q x', kList),
+  c('LREM l 0 a', kList), c('LREM l 0 a', 'RPUSH l a a'), c('LREM l 1 q', kList),
+  c('LTRIM l 0 1', kList), c('LTRIM l 0 -1', kList), c('LTRIM l 5 9', kList), c('LTRIM l 0 1'),
+  c('LMOVE l m LEFT RIGHT', kList), c('LMOVE l m RIGHT LEFT', kOne), c('LMOVE l m LEFT RIGHT'),
+  c('LMOVE l l LEFT RIGHT', kList), c('LMOVE l l LEFT LEFT', kOne), c('RPOPLPUSH l m', kList, 'RPUSH m z'),
+  c('RPOPLPUSH l m', kOne),
+  c('LMPOP 2 x l LEFT', kList), c('LMPOP 1 l RIGHT COUNT 5', kList), c('LMPOP 1 l RIGHT COUNT 3', kList),
+  c('LMPOP 2 x y LEFT'),
+  // sorted sets
+  c('ZADD z 1 a'), c('ZADD z 1 a', kZset), c('ZADD z 5 a', kZset), c('ZADD z CH 5 a 1 b', kZset),
+  c('ZADD z NX 5 a', kZset), c('ZADD z XX 5 q', kZset), c('ZADD z XX 5 a', kZset), c('ZADD z INCR 2 a', kZset),
+  c('ZADD z GT 0 a', kZset), c('ZADD z NX INCR 2 a', kZset), c('ZADD z 1 a', 'SET z x'),
+  c('ZINCRBY z 2 a', kZset), c('ZINCRBY z 2 q'),
+  c('ZREM z a', kZset), c('ZREM z a b c', kZset), c('ZREM z q', kZset),
+  c('ZRANGESTORE d z 0 1', kZset), c('ZRANGESTORE d z 5 9', kZset), c('ZRANGESTORE d z 5 9', kZset, 'SET d x'),
+  c('ZPOPMIN z', kZset), c('ZPOPMIN z', 'ZADD z 1 a'), c('ZPOPMAX z 2', kZset), c('ZPOPMAX z 3', kZset),
+  c('ZPOPMIN z'), c('ZPOPMIN z 0', kZset),
+  c('ZMPOP 2 q z MIN', kZset), c('ZMPOP 1 z MAX COUNT 9', kZset), c('ZMPOP 1 q MIN'),
+  c('ZREMRANGEBYRANK z 0 0', kZset), c('ZREMRANGEBYRANK z 0 -1', kZset), c('ZREMRANGEBYRANK z 5 9', kZset),
+  c('ZREMRANGEBYSCORE z 1 2', kZset), c('ZREMRANGEBYSCORE z -inf +inf', kZset), c('ZREMRANGEBYLEX z [a [a', kZset),
+  c('ZREMRANGEBYLEX z - +', kZset), c('ZREMRANGEBYLEX z [x [y', kZset),
+  c('ZUNIONSTORE d 2 z y', kZset), c('ZINTERSTORE d 2 z y', kZset), c('ZINTERSTORE d 2 z y', kZset, 'SET d x'),
+  c('ZDIFFSTORE d 1 z', kZset), c('ZDIFFSTORE d 2 z z', kZset, 'ZADD d 1 q'), c('ZUNIONSTORE d 1 z WEIGHTS 2', kZset),
+];

@@ -1,0 +1,86 @@
+/**
+ * A connection's replies in request order. A reply known at once is encoded straight into the
+ * writer while nothing waits before it; otherwise it takes a slot behind the ones still waiting
+ * for Postgres, and each fill encodes the finished prefix:
+ *
+ *   slots: [done][done][waiting][done]  → the done prefix is encoded; the rest waits its turn
+ */
+import type { ReplyWriter } from '../protocol/writer';
+import { kNoReply, writeReply, type Reply } from '../core/engine/reply';
+
+export class ReplySlot {
+  value: Reply | undefined = undefined;
+  done = false;
+  /**
+   * silent: CLIENT REPLY OFF/SKIP; proto: the protocol when the command ran (a later HELLO must
+   * not change how earlier replies encode)
+   */
+  constructor(readonly silent: boolean, readonly proto: 2 | 3) {}
+}
+
+/** Past this many spent slots at the head (and half the array), they are cut off. */
+const kCompactAfter = 1024;
+
+export class ReplyQueue {
+  private slots: ReplySlot[] = [];
+  private head = 0;
+
+  constructor(private readonly writer: ReplyWriter) {}
+
+  /** replies still owed, waiting or done behind a waiting one */
+  get pending(): number {
+    return this.slots.length - this.head;
+  }
+
+  /** A reply known now. */
+  done(value: Reply, silent: boolean, proto: 2 | 3): void {
+    if (this.head === this.slots.length) {
+      if (!silent && value !== kNoReply) {
+        this.writer.proto = proto;
+        writeReply(this.writer, value);
+      }
+      return;
+    }
+    const slot = new ReplySlot(silent, proto);
+    slot.value = value;
+    slot.done = true;
+    this.slots.push(slot);
+  }
+
+  /** A slot for a reply that comes later; fill() it, then drain(). */
+  open(silent: boolean, proto: 2 | 3): ReplySlot {
+    const slot = new ReplySlot(silent, proto);
+    this.slots.push(slot);
+    return slot;
+  }
+
+  fill(slot: ReplySlot, value: Reply): void {
+    slot.value = value;
+    slot.done = true;
+  }
+
+  /** Encodes the finished prefix into the writer. */
+  drain(): void {
+    const slots = this.slots;
+    let i = this.head;
+    while (i < slots.length && slots[i].done) {
+      const s = slots[i];
+      if (!s.silent && s.value !== kNoReply) {
+        this.writer.proto = s.proto;
+        writeReply(this.writer, s.value!);
+      }
+      slots[i] = undefined as unknown as ReplySlot;
+      i++;
+    }
+    if (i === slots.length) {
+      slots.length = 0;
+      this.head = 0;
+    } else {
+      this.head = i;
+      if (i > kCompactAfter && i * 2 > slots.length) {
+        slots.splice(0, i);
+        this.head = 0;
+      }
+    }
+  }
+}
