@@ -21,7 +21,7 @@
  * re-checked under the row lock (READ COMMITTED re-evaluates the WHERE) and left alone.
  * Collection rows go with their kv row (trigger kv_deleted, schema v4).
  */
-import { kWatchMark } from '../engine/sql/functions-watch';
+import { kWatchMark } from '../engine/commands/kv-row';
 import type { PrimaryPg } from './primary-pg';
 
 export interface SweeperOptions {
@@ -30,8 +30,8 @@ export interface SweeperOptions {
   chunk: number;
   /** longest time one cycle keeps deleting */
   budgetMs: number;
-  /** a WATCH mark not watched again for this long is deleted (functions-watch.ts), checked every
-   *  markCheckMs */
+  /** a WATCH mark not watched again for this long is deleted (engine/commands/transactions/functions.ts),
+   *  checked every markCheckMs */
   markTtlMs: number;
   markCheckMs: number;
   log: (line: string) => void;
@@ -49,7 +49,7 @@ export const kSweeperDefaults: Omit<SweeperOptions, 'log'> = {
 };
 const kRetryMs = 1000;
 
-// expires_at > 0: WATCH marks (expires_at ≤ 0, core/engine/sql/functions-watch.ts) are not expired
+// expires_at > 0: WATCH marks (expires_at ≤ 0, core/engine/commands/kv-row.ts) are not expired
 // keys, and the range keeps them out of the index scan instead of filtering them row by row
 const kSweep = `WITH c AS MATERIALIZED (
     SELECT ctid FROM kv WHERE expires_at > 0 AND expires_at <= $1::int8 ORDER BY expires_at LIMIT $2::int4 FOR UPDATE SKIP LOCKED),

@@ -345,7 +345,7 @@ function resolveReads(ops: ReadOp[], res: PgResult, total: number): void {
   }
 }
 
-/** incr_many rows: (i, status, result); statuses as incr_by's (core/engine/sql/functions.ts). */
+/** incr_many rows: (i, status, result); statuses as incr_by's (core/engine/commands/string/functions.ts). */
 function resolveIncrs(ops: IncrOp[], res: PgResult): void {
   for (let r = 0; r < res.rowCount; r++) {
     const op = ops[res.int(r, 0)! - 1];

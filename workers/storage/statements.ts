@@ -4,7 +4,7 @@
  * Every read filters expired rows (lazy expiry): `expires_at IS NULL OR expires_at > now`.
  */
 import type { Statement } from '../../core/engine/key-store';
-import { kWatchMark } from '../../core/engine/sql/functions-watch';
+import { kWatchMark } from '../../core/engine/commands/kv-row';
 
 export type { Statement };
 
@@ -29,7 +29,7 @@ export const kSql = {
   /** a run of INCR-family ops: one row per op, i = its position in the run */
   incrMany: { name: 'pr_incr_many', text: 'SELECT i, status, result FROM incr_many($1::int2[], $2::bytea[], $3::int8[], $4::int8)' },
   /** DEL: rows deleted that were still live count (an expired key is already gone for Redis);
-   *  WATCH marks stay (core/engine/sql/functions-watch.ts): deleting an absent key touches nothing */
+   *  WATCH marks stay (core/engine/commands/kv-row.ts): deleting an absent key touches nothing */
   del: {
     name: 'pr_del',
     text: `WITH d AS (DELETE FROM kv USING unnest($1::int2[], $2::bytea[]) AS t(db, key)

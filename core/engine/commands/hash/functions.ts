@@ -108,7 +108,7 @@ export function hashFunctions(s: string): string[] {
        END LOOP;
      END $f$`,
     // HINCRBYFLOAT: long double arithmetic as Redis does it, with INCRBYFLOAT's ld_* functions
-    // (core/engine/sql/functions-float.ts); the increment is checked before the key, as in Redis
+    // (string/functions-float.ts); the increment is checked before the key, as in Redis
     `CREATE OR REPLACE FUNCTION ${s}.h_incrbyfloat(p_db int2, p_key bytea, p_f bytea, p_incr bytea, p_now int8,
        OUT status int2, OUT result text) LANGUAGE plpgsql AS $f$
      DECLARE r record; live bool; old bytea; a record; b record; c record;

@@ -1,7 +1,7 @@
 /**
  * What the key and string command files share: statement arguments, Redis's type names, the
  * database-index rule of MOVE/COPY/SWAPDB, and the rows → reply mappers of the status codes the
- * server-side functions return (core/engine/sql/functions*.ts).
+ * server-side functions return (the families' functions.ts).
  */
 import { RespError, type Reply } from '../../reply';
 import { Err } from '../../resp-errors';

@@ -1,7 +1,7 @@
 /**
  * INCRBYFLOAT key increment — adds a float, answers the new value as Redis prints it. The
  * arithmetic runs in Postgres with x87 long double semantics, bit-exact with Redis (see
- * core/engine/sql/functions-float.ts); the TTL is kept.
+ * ./functions-float.ts); the TTL is kept.
  * https://redis.io/commands/incrbyfloat/
  */
 import { RespError } from '../../reply';

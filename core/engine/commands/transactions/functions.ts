@@ -20,7 +20,7 @@
  * What must not remove a mark (Redis does not count it as touching the key): DEL/UNLINK of an
  * absent key, FLUSHDB, FLUSHALL, SWAPDB without the key on either side, the expiry sweeper,
  * collection writes that leave the key absent (SREM, LPOP… lockKey). Those skip type -1 rows;
- * FLUSHALL keeps them across its TRUNCATE (flush_all). Marks sort first in kv_expires_at
+ * FLUSHALL keeps them across its TRUNCATE (flush_all, keys/functions.ts). Marks sort first in kv_expires_at
  * (expires_at ≤ 0), so finding them is an index range scan, and the sweeper skips them by range.
  *
  * A mark goes when its last watcher is done (EXEC, DISCARD, UNWATCH, RESET, disconnect:
@@ -28,10 +28,9 @@
  * the sweeper finds it unwatched for an hour (sweeper.ts); a WATCH held longer than that may
  * then fail its EXEC.
  */
-export const kWatchMark = -1;
+import { kWatchMark, liveNow } from '../kv-row';
 
-export function watchFunctions(s: string): string[] {
-  const live = (r: string) => `(${r}.expires_at IS NULL OR ${r}.expires_at > p_now)`;
+export function transactionFunctions(s: string): string[] {
   // keys in (db, key) order: every multi-row writer locks in that order, so no deadlocks
   const inOrder = `SELECT t.db, t.key, t.v, t.n FROM unnest(p_dbs, p_keys, p_versions) WITH ORDINALITY AS t(db, key, v, n) ORDER BY t.db, t.key`;
   return [
@@ -44,7 +43,7 @@ export function watchFunctions(s: string): string[] {
          i := w.n;
          LOOP
            SELECT k.type, k.expires_at, k.version INTO r FROM ${s}.kv k WHERE k.db = w.db AND k.key = w.key;
-           IF FOUND AND ${live('r')} THEN ver := r.version; marked := false; EXIT; END IF;
+           IF FOUND AND ${liveNow('r')} THEN ver := r.version; marked := false; EXIT; END IF;
            -- expired but not yet swept: Redis ignores its deletion, so it gives way to a mark
            IF FOUND AND r.type <> ${kWatchMark} THEN
              DELETE FROM ${s}.kv k WHERE k.db = w.db AND k.key = w.key AND k.type <> ${kWatchMark} AND k.expires_at <= p_now;
@@ -73,7 +72,7 @@ export function watchFunctions(s: string): string[] {
          ORDER BY kv.db, kv.key FOR UPDATE OF kv;
        SELECT EXISTS (
          SELECT 1 FROM unnest(p_dbs, p_keys, p_versions) AS w(db, key, version)
-         LEFT JOIN ${s}.kv ON kv.db = w.db AND kv.key = w.key AND (kv.type = ${kWatchMark} OR ${live('kv')})
+         LEFT JOIN ${s}.kv ON kv.db = w.db AND kv.key = w.key AND (kv.type = ${kWatchMark} OR ${liveNow('kv')})
          WHERE kv.version IS DISTINCT FROM w.version) INTO changed;
        IF changed THEN RAISE EXCEPTION 'watched key changed' USING ERRCODE = 'PRW01'; END IF;
      END $f$`,
@@ -90,15 +89,6 @@ export function watchFunctions(s: string): string[] {
            DELETE FROM ${s}.kv k WHERE k.db = w.db AND k.key = w.key AND k.type = ${kWatchMark} AND k.version = w.v;
          END IF;
        END LOOP;
-     END $f$`,
-    // FLUSHALL: TRUNCATE (O(1), where DELETE is O(keys)), the marks put back as they were
-    `CREATE OR REPLACE FUNCTION ${s}.flush_all() RETURNS void LANGUAGE plpgsql AS $f$
-     DECLARE marks ${s}.kv[];
-     BEGIN
-       LOCK TABLE ${s}.kv IN ACCESS EXCLUSIVE MODE;
-       SELECT array_agg(k) INTO marks FROM ${s}.kv k WHERE k.expires_at <= 0 AND k.type = ${kWatchMark};
-       TRUNCATE ${s}.kv CASCADE;
-       IF marks IS NOT NULL THEN INSERT INTO ${s}.kv SELECT * FROM unnest(marks); END IF;
      END $f$`,
   ];
 }

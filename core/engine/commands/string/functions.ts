@@ -1,23 +1,99 @@
 /**
- * Server-side functions of the string commands whose reply depends on the key's previous state
- * (GETDEL GETEX MSETNX APPEND SETRANGE GETRANGE), installed with the others (functions.ts).
- * Same conventions as set_cond: row lock, then decide; an insert that loses a race with another
- * session's insert decides again. An expired row counts as missing and is deleted before a key
- * is created in its place, so rows of a collection it held go with it (trigger kv_deleted, schema v4).
+ * Server-side functions of the string commands whose reply depends on the key's previous state:
+ * SET with NX/XX/GET/KEEPTTL, INCRBY (alone and as the lane's INCR run), GETDEL GETEX MSETNX
+ * APPEND SETRANGE GETRANGE, and INCRBYFLOAT (./functions-float.ts). One round trip each, exact
+ * under concurrency from other lanes and other PostRESP instances: row lock (or ON CONFLICT),
+ * then decide; an insert that loses a race with another session's insert decides again. An
+ * expired row counts as missing and is deleted before a key is created in its place, so rows of
+ * a collection it held go with it (trigger kv_deleted, schema v4).
  *
- * Status codes: 0 = missing / not done, 1 = done, 2 = WRONGTYPE, 5 = string exceeds
- * proto-max-bulk-len.
+ * Versions: every write stamps kv.version with txid_current(), so a key deleted and created
+ * again never shows an old version to WATCH (a counter restarting at 1 would).
+ *
+ * Status codes: 0 = missing / not done (NX/XX failed), 1 = done, 2 = WRONGTYPE, 3 = not an
+ * integer, 4 = overflow, 5 = string exceeds proto-max-bulk-len.
  */
+import { liveNow } from '../kv-row';
+import { floatFunctions } from './functions-float';
+
 export function stringFunctions(s: string): string[] {
-  const live = (r: string) => `(${r}.expires_at IS NULL OR ${r}.expires_at > p_now)`;
   return [
+    // SET key value [NX|XX] [GET] [EX…|KEEPTTL]: p_cond 0 none, 1 NX, 2 XX; p_exp NULL = no TTL
+    `CREATE OR REPLACE FUNCTION ${s}.set_cond(p_db int2, p_key bytea, p_value bytea, p_exp int8,
+       p_cond int2, p_keep bool, p_get bool, p_now int8, OUT status int2, OUT old bytea)
+     LANGUAGE plpgsql AS $f$
+     DECLARE r record; live bool;
+     BEGIN
+       LOOP
+         SELECT type, value, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key FOR UPDATE;
+         live := FOUND AND ${liveNow('r')};
+         IF live AND p_get AND r.type <> 0 THEN status := 2; RETURN; END IF;
+         old := CASE WHEN live THEN r.value END;
+         IF (p_cond = 1 AND live) OR (p_cond = 2 AND NOT live) THEN status := 0; RETURN; END IF;
+         IF FOUND THEN
+           UPDATE ${s}.kv SET type = 0, value = p_value, version = txid_current(),
+             expires_at = CASE WHEN p_keep AND live THEN expires_at WHEN p_keep THEN NULL ELSE p_exp END
+             WHERE db = p_db AND key = p_key;
+           status := 1; RETURN;
+         END IF;
+         INSERT INTO ${s}.kv (db, key, type, value, expires_at, version)
+           VALUES (p_db, p_key, 0, p_value, CASE WHEN p_keep THEN NULL ELSE p_exp END, txid_current())
+           ON CONFLICT (db, key) DO NOTHING;
+         IF FOUND THEN status := 1; RETURN; END IF;
+         -- another session inserted the key between our SELECT and INSERT: decide again
+       END LOOP;
+     END $f$`,
+    // INCRBY key delta: Redis's rules (string2ll: no '+', no leading zeros, within int64)
+    `CREATE OR REPLACE FUNCTION ${s}.incr_by(p_db int2, p_key bytea, p_delta int8, p_now int8,
+       OUT status int2, OUT result int8)
+     LANGUAGE plpgsql AS $f$
+     DECLARE r record; t text; n numeric;
+     BEGIN
+       LOOP
+         SELECT type, value, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key FOR UPDATE;
+         IF FOUND AND ${liveNow('r')} THEN
+           IF r.type <> 0 THEN status := 2; RETURN; END IF;
+           IF length(r.value) > 20 THEN status := 3; RETURN; END IF;
+           t := encode(r.value, 'escape');
+           IF t !~ '^(0|-?[1-9][0-9]*)$' THEN status := 3; RETURN; END IF;
+           n := t::numeric;
+           IF n > 9223372036854775807 OR n < -9223372036854775808 THEN status := 3; RETURN; END IF;
+           n := n + p_delta;
+           IF n > 9223372036854775807 OR n < -9223372036854775808 THEN status := 4; RETURN; END IF;
+           result := n::int8;
+           UPDATE ${s}.kv SET value = convert_to(result::text, 'UTF8'), version = txid_current()
+             WHERE db = p_db AND key = p_key;
+           status := 1; RETURN;
+         END IF;
+         IF FOUND THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; END IF;
+         INSERT INTO ${s}.kv (db, key, type, value, expires_at, version)
+           VALUES (p_db, p_key, 0, convert_to(p_delta::text, 'UTF8'), NULL, txid_current())
+           ON CONFLICT (db, key) DO NOTHING;
+         IF FOUND THEN status := 1; result := p_delta; RETURN; END IF;
+       END LOOP;
+     END $f$`,
+    // A run of INCR/INCRBY/DECR/DECRBY from one lane batch, as one statement. Executed in (db, key)
+    // order, stable for one key: increments of different keys commute and those of one key keep
+    // their arrival order, so every reply equals serial execution; and every lane locks rows in
+    // the same order, so two lanes' runs never deadlock (the SET run sorts for the same reason).
+    `CREATE OR REPLACE FUNCTION ${s}.incr_many(p_dbs int2[], p_keys bytea[], p_deltas int8[], p_now int8)
+     RETURNS TABLE (i int4, status int2, result int8) LANGUAGE plpgsql AS $f$
+     DECLARE r record; o record;
+     BEGIN
+       FOR r IN SELECT t.db, t.key, t.delta, t.n FROM unnest(p_dbs, p_keys, p_deltas) WITH ORDINALITY AS t(db, key, delta, n)
+                ORDER BY t.db, t.key, t.n LOOP
+         SELECT * INTO o FROM ${s}.incr_by(r.db, r.key, r.delta, p_now);
+         i := r.n; status := o.status; result := o.result;
+         RETURN NEXT;
+       END LOOP;
+     END $f$`,
     // GETDEL key: the value, and the key is gone
     `CREATE OR REPLACE FUNCTION ${s}.getdel(p_db int2, p_key bytea, p_now int8, OUT status int2, OUT val bytea)
      LANGUAGE plpgsql AS $f$
      DECLARE r record;
      BEGIN
        SELECT type, value, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key FOR UPDATE;
-       IF NOT FOUND OR NOT ${live('r')} THEN status := 0; RETURN; END IF;
+       IF NOT FOUND OR NOT ${liveNow('r')} THEN status := 0; RETURN; END IF;
        IF r.type <> 0 THEN status := 2; RETURN; END IF;
        DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key;
        status := 1; val := r.value;
@@ -30,7 +106,7 @@ export function stringFunctions(s: string): string[] {
      BEGIN
        SELECT type, value, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key
          FOR UPDATE;
-       IF NOT FOUND OR NOT ${live('r')} THEN status := 0; RETURN; END IF;
+       IF NOT FOUND OR NOT ${liveNow('r')} THEN status := 0; RETURN; END IF;
        IF r.type <> 0 THEN status := 2; RETURN; END IF;
        status := 1; val := r.value;
        IF p_mode = 1 AND p_exp <= p_now THEN
@@ -47,7 +123,7 @@ export function stringFunctions(s: string): string[] {
      RETURNS int4 LANGUAGE plpgsql AS $f$
      DECLARE n int;
      BEGIN
-       PERFORM 1 FROM ${s}.kv WHERE db = p_db AND key = ANY (p_keys) AND ${live('kv')} LIMIT 1;
+       PERFORM 1 FROM ${s}.kv WHERE db = p_db AND key = ANY (p_keys) AND ${liveNow('kv')} LIMIT 1;
        IF FOUND THEN RETURN 0; END IF;
        DELETE FROM ${s}.kv WHERE db = p_db AND key = ANY (p_keys) AND expires_at <= p_now;
        BEGIN
@@ -69,7 +145,7 @@ export function stringFunctions(s: string): string[] {
      BEGIN
        LOOP
          SELECT type, length(value) AS n, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key FOR UPDATE;
-         IF FOUND AND ${live('r')} THEN
+         IF FOUND AND ${liveNow('r')} THEN
            IF r.type <> 0 THEN status := 2; RETURN; END IF;
            IF r.n + length(p_val) > p_max THEN status := 5; RETURN; END IF;
            UPDATE ${s}.kv SET value = value || p_val, version = txid_current() WHERE db = p_db AND key = p_key;
@@ -97,7 +173,7 @@ export function stringFunctions(s: string): string[] {
      BEGIN
        LOOP
          SELECT type, value, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key FOR UPDATE;
-         live := FOUND AND ${live('r')};
+         live := FOUND AND ${liveNow('r')};
          IF live AND r.type <> 0 THEN status := 2; RETURN; END IF;
          IF length(p_val) = 0 THEN status := 1; len := CASE WHEN live THEN length(r.value) ELSE 0 END; RETURN; END IF;
          IF p_off > p_max - length(p_val) THEN status := 5; RETURN; END IF; -- (no int8 overflow)
@@ -122,7 +198,7 @@ export function stringFunctions(s: string): string[] {
      BEGIN
        SELECT type, length(value) AS n, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key;
        val := ''::bytea;
-       IF NOT FOUND OR NOT ${live('r')} THEN status := 0; RETURN; END IF;
+       IF NOT FOUND OR NOT ${liveNow('r')} THEN status := 0; RETURN; END IF;
        IF r.type <> 0 THEN status := 2; RETURN; END IF;
        status := 1;
        IF b < 0 AND e < 0 AND b > e THEN RETURN; END IF;
@@ -135,5 +211,6 @@ export function stringFunctions(s: string): string[] {
        SELECT substring(value FROM (b + 1)::int4 FOR (e - b + 1)::int4) INTO val FROM ${s}.kv
          WHERE db = p_db AND key = p_key;
      END $f$`,
+    ...floatFunctions(s),
   ];
 }

@@ -1,6 +1,6 @@
 /**
  * Server-side functions of the generic key commands (EXPIRE family, RENAME, COPY, MOVE, SWAPDB,
- * RANDOMKEY, MEMORY USAGE). They act on the kv row, whatever the key's type.
+ * RANDOMKEY, MEMORY USAGE, FLUSHALL). They act on the kv row, whatever the key's type.
  *
  * Collection tables (hash, list, set, zset) are listed in kv_children (kChildTables), with the
  * columns to copy read from the catalog. The contract for such a table:
@@ -16,12 +16,11 @@
  *
  * move_key / copy_key status: -1 = no such source key, 0 = not done (destination exists), 1 = done.
  */
-import { kWatchMark } from './functions-watch';
+import { kWatchMark, liveNow } from '../kv-row';
 
 const kChildTables = ['hashes', 'lists', 'sets', 'zsets'];
 
 export function keyFunctions(s: string): string[] {
-  const live = (r: string) => `(${r}.expires_at IS NULL OR ${r}.expires_at > p_now)`;
   // both rows locked in (db, key) order, as every multi-row writer does: no deadlocks
   const lockPair = `PERFORM 1 FROM ${s}.kv WHERE (db = p_sdb AND key = p_src) OR (db = p_ddb AND key = p_dst)
            ORDER BY db, key FOR UPDATE`;
@@ -64,7 +63,7 @@ export function keyFunctions(s: string): string[] {
      DECLARE r record;
      BEGIN
        SELECT expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key FOR UPDATE;
-       IF NOT FOUND OR NOT ${live('r')} THEN RETURN 0; END IF;
+       IF NOT FOUND OR NOT ${liveNow('r')} THEN RETURN 0; END IF;
        IF p_flags & 1 <> 0 AND r.expires_at IS NOT NULL THEN RETURN 0; END IF;
        IF p_flags & 2 <> 0 AND r.expires_at IS NULL THEN RETURN 0; END IF;
        IF p_flags & 4 <> 0 AND (r.expires_at IS NULL OR p_when <= r.expires_at) THEN RETURN 0; END IF;
@@ -85,10 +84,10 @@ export function keyFunctions(s: string): string[] {
          BEGIN
            ${lockPair};
            SELECT type, expires_at INTO r FROM ${s}.kv WHERE db = p_sdb AND key = p_src;
-           IF NOT FOUND OR NOT ${live('r')} THEN RETURN -1; END IF;
+           IF NOT FOUND OR NOT ${liveNow('r')} THEN RETURN -1; END IF;
            IF p_sdb = p_ddb AND p_src = p_dst THEN RETURN 1; END IF;
            SELECT expires_at INTO d FROM ${s}.kv WHERE db = p_ddb AND key = p_dst;
-           IF FOUND AND ${live('d')} AND p_nx THEN RETURN 0; END IF;
+           IF FOUND AND ${liveNow('d')} AND p_nx THEN RETURN 0; END IF;
            DELETE FROM ${s}.kv WHERE db = p_ddb AND key = p_dst;
            IF r.type = 0 THEN
              UPDATE ${s}.kv SET db = p_ddb, key = p_dst, version = txid_current() WHERE db = p_sdb AND key = p_src;
@@ -111,9 +110,9 @@ export function keyFunctions(s: string): string[] {
          BEGIN
            ${lockPair};
            SELECT type, expires_at INTO r FROM ${s}.kv WHERE db = p_sdb AND key = p_src;
-           IF NOT FOUND OR NOT ${live('r')} THEN RETURN 0; END IF;
+           IF NOT FOUND OR NOT ${liveNow('r')} THEN RETURN 0; END IF;
            SELECT expires_at INTO d FROM ${s}.kv WHERE db = p_ddb AND key = p_dst;
-           IF FOUND AND ${live('d')} AND NOT p_replace THEN RETURN 0; END IF;
+           IF FOUND AND ${liveNow('d')} AND NOT p_replace THEN RETURN 0; END IF;
            DELETE FROM ${s}.kv WHERE db = p_ddb AND key = p_dst;
            PERFORM ${s}.copy_rows(p_sdb, p_src, p_ddb, p_dst, true);
            RETURN 1;
@@ -126,7 +125,7 @@ export function keyFunctions(s: string): string[] {
     // scratch. EXCLUSIVE, not SHARE ROW EXCLUSIVE: that one admits SELECT … FOR UPDATE, whose
     // transaction would then wait for our table lock while we wait for its row: a deadlock.
     // kv rows and child rows change db in place (no foreign key between them since migration 4).
-    // WATCH marks (functions-watch.ts) stay in their database: Redis touches a watched key when
+    // WATCH marks (transactions/functions.ts) stay in their database: Redis touches a watched key when
     // it is live on either side, so a mark whose key is live on the other side goes (its
     // watchers' EXEC fails); an expired row that would land on a mark goes first (lazy expiry).
     `CREATE OR REPLACE FUNCTION ${s}.swap_db(p_a int2, p_b int2, p_now int8) RETURNS void LANGUAGE plpgsql AS $f$
@@ -139,7 +138,7 @@ export function keyFunctions(s: string): string[] {
        END LOOP;
        DELETE FROM ${s}.kv m WHERE m.db IN (p_a, p_b) AND m.expires_at <= 0 AND m.type = ${kWatchMark}
          AND EXISTS (SELECT 1 FROM ${s}.kv o WHERE o.db = CASE WHEN m.db = p_a THEN p_b ELSE p_a END AND o.key = m.key
-           AND ${live('o')});
+           AND ${liveNow('o')});
        DELETE FROM ${s}.kv o WHERE o.db IN (p_a, p_b) AND o.expires_at <= p_now AND o.type <> ${kWatchMark}
          AND EXISTS (SELECT 1 FROM ${s}.kv m WHERE m.db = CASE WHEN o.db = p_a THEN p_b ELSE p_a END AND m.key = o.key
            AND m.expires_at <= 0 AND m.type = ${kWatchMark});
@@ -163,13 +162,13 @@ export function keyFunctions(s: string): string[] {
          blk := floor(random() * blocks)::int8;
          SELECT key INTO k FROM ${s}.kv
            WHERE ctid >= format('(%s,0)', blk)::tid AND ctid < format('(%s,0)', blk + 1)::tid
-             AND db = p_db AND ${live('kv')}
+             AND db = p_db AND ${liveNow('kv')}
            ORDER BY random() LIMIT 1;
          IF FOUND THEN RETURN k; END IF;
        END LOOP;
-       SELECT count(*) INTO n FROM ${s}.kv WHERE db = p_db AND ${live('kv')};
+       SELECT count(*) INTO n FROM ${s}.kv WHERE db = p_db AND ${liveNow('kv')};
        IF n = 0 THEN RETURN NULL; END IF;
-       SELECT key INTO k FROM ${s}.kv WHERE db = p_db AND ${live('kv')} ORDER BY key
+       SELECT key INTO k FROM ${s}.kv WHERE db = p_db AND ${liveNow('kv')} ORDER BY key
          OFFSET floor(random() * n)::int8 LIMIT 1;
        RETURN k;
      END $f$`,
@@ -183,7 +182,7 @@ export function keyFunctions(s: string): string[] {
        SELECT kv.type, length(kv.value) AS len, kv.expires_at,
          CASE WHEN length(kv.value) <= 20 THEN kv.value END AS small INTO r
          FROM ${s}.kv WHERE db = p_db AND key = p_key;
-       IF NOT FOUND OR NOT ${live('r')} THEN RETURN; END IF;
+       IF NOT FOUND OR NOT ${liveNow('r')} THEN RETURN; END IF;
        type := r.type; bytes := coalesce(r.len, 0); small := r.small;
        IF r.type = 0 THEN RETURN; END IF;
        FOR c IN SELECT * FROM ${s}.kv_children() LOOP
@@ -191,6 +190,15 @@ export function keyFunctions(s: string): string[] {
            c.tbl, c.db_col, c.key_col) INTO n USING p_db, p_key;
          bytes := bytes + n;
        END LOOP;
+     END $f$`,
+    // FLUSHALL: TRUNCATE (O(1), where DELETE is O(keys)), the marks put back as they were
+    `CREATE OR REPLACE FUNCTION ${s}.flush_all() RETURNS void LANGUAGE plpgsql AS $f$
+     DECLARE marks ${s}.kv[];
+     BEGIN
+       LOCK TABLE ${s}.kv IN ACCESS EXCLUSIVE MODE;
+       SELECT array_agg(k) INTO marks FROM ${s}.kv k WHERE k.expires_at <= 0 AND k.type = ${kWatchMark};
+       TRUNCATE ${s}.kv CASCADE;
+       IF marks IS NOT NULL THEN INSERT INTO ${s}.kv SELECT * FROM unnest(marks); END IF;
      END $f$`,
   ];
 }

@@ -12,7 +12,7 @@ import pg from 'pg';
 import { startupOptions } from '../../primary/postgres/schema';
 import { migrate } from '../../primary/postgres/migrations';
 import { freshSchema, testPgUrl, withPg } from '../../../test/support/pg';
-import { installFunctions } from './functions';
+import { installFunctions } from './install-functions';
 
 const kElements = 20_000;
 const kDrained = 15_000;

@@ -12,16 +12,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { kSql } from '../../../workers/storage/statements';
-import { kCardSql } from '../commands/collection/sql';
-import { kHashSql } from '../commands/hash/sql';
-import { kListSql } from '../commands/list/sql';
-import { kSetSql } from '../commands/set/sql';
-import { kZsetSql } from '../commands/zset/sql';
+import { kCardSql } from './collection/sql';
+import { kHashSql } from './hash/sql';
+import { kListSql } from './list/sql';
+import { kSetSql } from './set/sql';
+import { kZsetSql } from './zset/sql';
 import { startupOptions } from '../../primary/postgres/schema';
 import { migrate } from '../../primary/postgres/migrations';
 import type { Statement } from '../key-store';
 import { freshSchema, testPgUrl, withPg } from '../../../test/support/pg';
-import { installFunctions } from './functions';
+import { installFunctions } from './install-functions';
 
 const kTables = ['kv', 'hashes', 'lists', 'sets', 'zsets'];
 /** Statements meant to read a whole database (no key to look up) */
