@@ -3,7 +3,7 @@
  * functions.ts files build their functions from them. Each write command is one PL/pgSQL function: one round trip, exact when other lanes or instances write the same key
  * (the kv row is locked first), and one transaction.
  *
- *   lock the kv row ─▶ expired? delete it (rows cascade) ─▶ other type? status 2 (WRONGTYPE)
+ *   lock the kv row ─▶ expired? delete it (trigger kv_deleted) ─▶ other type? status 2 (WRONGTYPE)
  *        │ missing and the command creates: INSERT kv … ON CONFLICT (over a WATCH mark), else decide again
  *        ▼
  *   change the family's rows ─▶ kv.card / head / version updated, or the kv row deleted when

@@ -20,9 +20,6 @@ export const kTooLong = new RespError('ERR string exceeds maximum allowed size (
 export const dbOf = (s: Session): string => String(s.db);
 export const nowMs = (): string => String(Date.now());
 
-/** The `live` filter of every read: a key whose TTL passed is gone (lazy expiry). */
-export const live = (nowParam: string, t = 'kv') => `(${t}.expires_at IS NULL OR ${t}.expires_at > ${nowParam}::int8)`;
-
 /**
  * Redis's getIntFromObjectOrReply + selectDb for MOVE and COPY … DB: not an integer →
  * "not an integer", outside int → "out of range, must between", outside 0..databases-1 →

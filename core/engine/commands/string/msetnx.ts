@@ -8,9 +8,9 @@ import { defineCommand } from '../define';
 import { dbOf, nowMs } from '../keys/shared';
 import { encodeBufferArray } from '../../pg-driver/binary-array';
 import { writeOrder } from '../../write-order';
+import { kStringSql } from './sql';
 
 const kArity = wrongArity('msetnx');
-const kStmt = { name: 'pr_msetnx', text: 'SELECT msetnx($1::int2, $2::bytea[], $3::bytea[], $4::int8)' };
 
 export const msetnx = defineCommand({
   name: 'msetnx', arity: -3, flags: ['write', 'denyoom'], keys: { first: 1, last: -1, step: 2 },
@@ -25,6 +25,6 @@ export const msetnx = defineCommand({
     // the last value of each key, rows locked in key order like every multi-row write (no deadlocks)
     const order = writeOrder(new Int16Array(n), keys);
     const values = [dbOf(s), encodeBufferArray(order.map((i) => keys[i])), encodeBufferArray(order.map((i) => argv[2 + 2 * i])), nowMs()];
-    return s.server.store.exec(s, kStmt, values, (rows) => rows[0][0] as number);
+    return s.server.store.exec(s, kStringSql.msetnx, values, (rows) => rows[0][0] as number);
   },
 });

@@ -19,7 +19,6 @@ import { kZsetRandom } from './sql';
 import { everyScore } from './sql';
 
 const kZset = 4;
-const kSet = 3;
 const kWrongRow = 'status := 2; member := NULL; score := NULL; RETURN NEXT; RETURN;';
 const rangeArgs = 'p_kind int2, p_rev bool, p_start int8, p_stop int8, p_lo float8, p_hi float8, p_llo bytea, p_lhi bytea, p_off int8, p_lim int8';
 

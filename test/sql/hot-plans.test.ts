@@ -11,21 +11,26 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
-import { kSql } from '../../../workers/storage/statements';
-import { kCardSql } from './collection/sql';
-import { kHashSql } from './hash/sql';
-import { kListSql } from './list/sql';
-import { kSetSql } from './set/sql';
-import { kZsetSql } from './zset/sql';
-import { startupOptions } from '../../primary/postgres/schema';
-import { migrate } from '../../primary/postgres/migrations';
-import type { Statement } from '../key-store';
-import { freshSchema, testPgUrl, withPg } from '../../../test/support/pg';
-import { installFunctions } from './install-functions';
+import { kSql } from '../../workers/storage/statements';
+import { kCardSql } from '../../core/engine/commands/collection/sql';
+import { kKeySql } from '../../core/engine/commands/keys/sql';
+import { kStringSql } from '../../core/engine/commands/string/sql';
+import { kTransactionSql } from '../../core/engine/commands/transactions/sql';
+import { kHashSql } from '../../core/engine/commands/hash/sql';
+import { kListSql } from '../../core/engine/commands/list/sql';
+import { kSetSql } from '../../core/engine/commands/set/sql';
+import { kZsetSql } from '../../core/engine/commands/zset/sql';
+import { startupOptions } from '../../core/primary/postgres/schema';
+import { migrate } from '../../core/primary/postgres/migrations';
+import type { Statement } from '../../core/engine/key-store';
+import { freshSchema, testPgUrl, withPg } from '../support/pg';
+import { installFunctions } from '../../core/engine/commands/install-functions';
 
 const kTables = ['kv', 'hashes', 'lists', 'sets', 'zsets'];
-/** Statements meant to read a whole database (no key to look up) */
-const kWholeDb = new Set(['pr_dbsize', 'pr_flushdb', 'pr_flushall']);
+/** Statements meant to read or write a whole database (no key to look up) */
+const kWholeDb = new Set(['pr_dbsize', 'pr_flushdb', 'pr_flushall', 'pr_swapdb']);
+/** SCAN pages walk kv in kv_hash order: the kv_scan index is their key (keys/sql.ts scanPage) */
+const kHashOrder = new Set(['pr_scan_page']);
 /** LREM compares every element (value is not indexed) and orders the matches by count's sign: a sort is its plan */
 const kSortsMatches = new Set(['pr_l_rem']);
 /**
@@ -36,7 +41,8 @@ const kSortsMatches = new Set(['pr_l_rem']);
 const kSmallKeyRandomSort = /ORDER BY random\(\)/;
 /** The key each family's statements get as $2; their other bytea parameters get 'm1' */
 const kFamilies: [string, Record<string, Statement>][] = [
-  ['K', kSql], ['H', { ...kHashSql, card: kCardSql }], ['L', kListSql], ['S', kSetSql], ['Z', kZsetSql],
+  ['K', { ...kSql, ...kStringSql, ...kKeySql, ...kTransactionSql }], ['H', { ...kHashSql, card: kCardSql }], ['L', kListSql],
+  ['S', kSetSql], ['Z', kZsetSql],
 ];
 
 type Stats = 'empty' | 'one row' | 'large' | 'stale';
@@ -113,17 +119,22 @@ const kElementEquality = /(^|[\s(.])(field|member|pos)\s*=\s|=\s*(ANY\s*\()?\(?(
 const kKeyEquality = /(^|[\s(.])key\s*=\s|=\s*\(?(\w+\.)?key\)/;
 
 /**
- * What is wrong with a plan: a sequential scan of a keyspace table; kv read through another
- * index than its primary key; a key or element looked up anywhere but in the primary key (an
- * index sharing the (db, key) prefix reads the whole collection, filtering).
+ * What is wrong with a plan: a sequential scan of a keyspace table, or an index scan without an
+ * index condition; kv read through another index than its primary key; a key or element looked
+ * up anywhere but in the primary key (an index sharing the (db, key) prefix reads the whole
+ * collection, filtering).
  */
-function problems(node: PlanNode, out: string[], statement: string, table?: string): string[] {
+function problems(node: PlanNode, out: string[], statement: string, walks: boolean, table?: string): string[] {
   const rel = node['Relation Name'] ?? table;
   const index = node['Index Name'];
   const what = `${node['Node Type']}${rel ? ` on ${rel}` : ''}${index ? ` using ${index}` : ''}`;
   if (rel !== undefined && kTables.includes(rel)) {
     if (/Seq Scan|Sample Scan/.test(node['Node Type'])) out.push(what);
-    if (index !== undefined && rel === 'kv' && index !== 'kv_pkey') out.push(what);
+    // an index walked end to end, on a table the planner knows to be large (enable_sort = off
+    // made it the way to order even two rows); on empty and one-row statistics the table is
+    // that small and autovacuum's ANALYZE replaces the plan as it grows (stale covers the rest)
+    if (walks && /Index (Only )?Scan/.test(node['Node Type']) && node['Index Cond'] === undefined) out.push(`${what} without an index condition`);
+    if (index !== undefined && rel === 'kv' && index !== 'kv_pkey' && !(index === 'kv_scan' && kHashOrder.has(statement))) out.push(what);
     const conds = [node['Index Cond'], node.Filter, node['Recheck Cond']].filter((x) => x !== undefined).join(' AND ');
     if (kElementEquality.test(conds) && index !== undefined && index !== `${rel}_pkey`) out.push(`${what}: ${conds}`);
     if (node.Filter !== undefined && (kKeyEquality.test(node.Filter) || kElementEquality.test(node.Filter))) {
@@ -137,11 +148,11 @@ function problems(node: PlanNode, out: string[], statement: string, table?: stri
     out.push(`Sort of ${input['Node Type']} on ${input['Relation Name']}${input['Index Name'] ? ` using ${input['Index Name']}` : ''}`);
   }
   // a Bitmap Heap Scan names the table, its Bitmap Index Scan child the index
-  for (const child of node.Plans ?? []) problems(child, out, statement, node['Node Type'] === 'Bitmap Heap Scan' ? rel : undefined);
+  for (const child of node.Plans ?? []) problems(child, out, statement, walks, node['Node Type'] === 'Bitmap Heap Scan' ? rel : undefined);
   return out;
 }
 
-async function plansOf(schema: string, generic: boolean): Promise<Map<string, string[]>> {
+async function plansOf(schema: string, generic: boolean, large: boolean): Promise<Map<string, string[]>> {
   const options = startupOptions('unlogged', schema).replace('force_generic_plan', generic ? 'force_generic_plan' : 'force_custom_plan');
   const c = new pg.Client({ connectionString: testPgUrl(), options });
   await c.connect();
@@ -151,7 +162,7 @@ async function plansOf(schema: string, generic: boolean): Promise<Map<string, st
     const at = msg.message?.indexOf('plan:\n') ?? -1;
     if (at < 0) return;
     const plan = JSON.parse(msg.message!.slice(at + 6)) as { 'Query Text': string; Plan: PlanNode };
-    const bad = problems(plan.Plan, [], current)
+    const bad = problems(plan.Plan, [], current, large)
       .filter((p) => !(p.startsWith('Sort of') && kSmallKeyRandomSort.test(plan['Query Text'])));
     if (bad.length > 0) found.set(`${current}: ${plan['Query Text'].replace(/\s+/g, ' ').slice(0, 160)}`, bad);
   });
@@ -187,7 +198,7 @@ describe('hot statements use the primary key whatever the statistics say', () =>
         const { schema, drop } = await freshSchema(`plans_${stats}`);
         try {
           await prepareTables(schema, stats);
-          const found = await plansOf(schema, generic);
+          const found = await plansOf(schema, generic, stats === 'large' || stats === 'stale');
           assert.deepEqual(Object.fromEntries(found), {});
         } finally {
           await drop();
