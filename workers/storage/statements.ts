@@ -15,7 +15,7 @@ export const kSql = {
   read: {
     name: 'pr_read',
     text: `SELECT t.i::int4, kv.type, kv.value FROM unnest($1::int2[], $2::bytea[]) WITH ORDINALITY AS t(db, key, i)
-           JOIN kv ON kv.db = t.db AND kv.key = t.key WHERE ${live('$3::int8', 'kv')}`,
+           JOIN kv ON kv.db = t.db AND kv.key = t.key WHERE ${live('kv', '$3::int8')}`,
   },
   /** write run: plain SET / SET EX… / MSET, keys distinct and sorted (lock order: no deadlocks) */
   write: {

@@ -12,7 +12,7 @@
  * Status codes every function returns first: 0 = nothing done / missing, 1 = done, 2 = WRONGTYPE,
  * then family-specific codes (documented beside each function).
  */
-import { kWatchMark } from '../kv-row';
+import { expired, kWatchMark } from '../kv-row';
 
 /**
  * PL/pgSQL that locks key `keyVar` of family `type` for a write: afterwards `live` says whether
@@ -26,7 +26,7 @@ export function lockKey(s: string, type: number, keyVar = 'p_key', r = 'r', live
   return `SELECT k.type, k.expires_at, k.card, k.head${extra} INTO ${r} FROM ${s}.kv k
         WHERE k.db = p_db AND k.key = ${keyVar} FOR NO KEY UPDATE;
       IF NOT FOUND THEN ${live} := false;
-      ELSIF ${r}.expires_at IS NOT NULL AND ${r}.expires_at <= p_now THEN
+      ELSIF ${expired(r)} THEN
         IF ${r}.type <> ${kWatchMark} THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = ${keyVar}; END IF; ${live} := false;
       ELSIF ${r}.type <> ${type} THEN ${onWrong}
       ELSE ${live} := true; END IF;`;

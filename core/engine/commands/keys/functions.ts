@@ -16,7 +16,7 @@
  *
  * move_key / copy_key status: -1 = no such source key, 0 = not done (destination exists), 1 = done.
  */
-import { kWatchMark, liveNow } from '../kv-row';
+import { expired, kWatchMark, live, watchMark } from '../kv-row';
 
 const kChildTables = ['hashes', 'lists', 'sets', 'zsets'];
 
@@ -67,7 +67,7 @@ export function keyFunctions(s: string): string[] {
      DECLARE r record;
      BEGIN
        SELECT expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key FOR UPDATE;
-       IF NOT FOUND OR NOT ${liveNow('r')} THEN RETURN 0; END IF;
+       IF NOT FOUND OR NOT ${live('r')} THEN RETURN 0; END IF;
        IF p_flags & 1 <> 0 AND r.expires_at IS NOT NULL THEN RETURN 0; END IF;
        IF p_flags & 2 <> 0 AND r.expires_at IS NULL THEN RETURN 0; END IF;
        IF p_flags & 4 <> 0 AND (r.expires_at IS NULL OR p_when <= r.expires_at) THEN RETURN 0; END IF;
@@ -88,10 +88,10 @@ export function keyFunctions(s: string): string[] {
          BEGIN
            ${lockPair};
            SELECT type, expires_at INTO r FROM ${s}.kv WHERE db = p_sdb AND key = p_src;
-           IF NOT FOUND OR NOT ${liveNow('r')} THEN RETURN -1; END IF;
+           IF NOT FOUND OR NOT ${live('r')} THEN RETURN -1; END IF;
            IF p_sdb = p_ddb AND p_src = p_dst THEN RETURN 1; END IF;
            SELECT expires_at INTO d FROM ${s}.kv WHERE db = p_ddb AND key = p_dst;
-           IF FOUND AND ${liveNow('d')} AND p_nx THEN RETURN 0; END IF;
+           IF FOUND AND ${live('d')} AND p_nx THEN RETURN 0; END IF;
            DELETE FROM ${s}.kv WHERE db = p_ddb AND key = p_dst;
            IF r.type = 0 THEN
              UPDATE ${s}.kv SET db = p_ddb, key = p_dst, version = txid_current() WHERE db = p_sdb AND key = p_src;
@@ -114,9 +114,9 @@ export function keyFunctions(s: string): string[] {
          BEGIN
            ${lockPair};
            SELECT type, expires_at INTO r FROM ${s}.kv WHERE db = p_sdb AND key = p_src;
-           IF NOT FOUND OR NOT ${liveNow('r')} THEN RETURN 0; END IF;
+           IF NOT FOUND OR NOT ${live('r')} THEN RETURN 0; END IF;
            SELECT expires_at INTO d FROM ${s}.kv WHERE db = p_ddb AND key = p_dst;
-           IF FOUND AND ${liveNow('d')} AND NOT p_replace THEN RETURN 0; END IF;
+           IF FOUND AND ${live('d')} AND NOT p_replace THEN RETURN 0; END IF;
            DELETE FROM ${s}.kv WHERE db = p_ddb AND key = p_dst;
            PERFORM ${s}.copy_rows(p_sdb, p_src, p_ddb, p_dst, true);
            RETURN 1;
@@ -140,12 +140,12 @@ export function keyFunctions(s: string): string[] {
        FOR c IN SELECT * FROM ${s}.kv_children() LOOP
          EXECUTE format('LOCK TABLE %s IN EXCLUSIVE MODE', c.tbl);
        END LOOP;
-       DELETE FROM ${s}.kv m WHERE m.db IN (p_a, p_b) AND m.expires_at <= 0 AND m.type = ${kWatchMark}
+       DELETE FROM ${s}.kv m WHERE m.db IN (p_a, p_b) AND ${watchMark('m')}
          AND EXISTS (SELECT 1 FROM ${s}.kv o WHERE o.db = CASE WHEN m.db = p_a THEN p_b ELSE p_a END AND o.key = m.key
-           AND ${liveNow('o')});
-       DELETE FROM ${s}.kv o WHERE o.db IN (p_a, p_b) AND o.expires_at <= p_now AND o.type <> ${kWatchMark}
+           AND ${live('o')});
+       DELETE FROM ${s}.kv o WHERE o.db IN (p_a, p_b) AND ${expired('o')} AND o.type <> ${kWatchMark}
          AND EXISTS (SELECT 1 FROM ${s}.kv m WHERE m.db = CASE WHEN o.db = p_a THEN p_b ELSE p_a END AND m.key = o.key
-           AND m.expires_at <= 0 AND m.type = ${kWatchMark});
+           AND ${watchMark('m')});
        FOREACH step SLICE 1 IN ARRAY ARRAY[[p_a, -1], [p_b, p_a], [-1, p_b]]::int2[] LOOP
          UPDATE ${s}.kv SET db = step[2], version = txid_current() WHERE db = step[1] AND type <> ${kWatchMark};
          FOR c IN SELECT * FROM ${s}.kv_children() LOOP
@@ -166,13 +166,13 @@ export function keyFunctions(s: string): string[] {
          blk := floor(random() * blocks)::int8;
          SELECT key INTO k FROM ${s}.kv
            WHERE ctid >= format('(%s,0)', blk)::tid AND ctid < format('(%s,0)', blk + 1)::tid
-             AND db = p_db AND ${liveNow('kv')}
+             AND db = p_db AND ${live('kv')}
            ORDER BY random() LIMIT 1;
          IF FOUND THEN RETURN k; END IF;
        END LOOP;
-       SELECT count(*) INTO n FROM ${s}.kv WHERE db = p_db AND ${liveNow('kv')};
+       SELECT count(*) INTO n FROM ${s}.kv WHERE db = p_db AND ${live('kv')};
        IF n = 0 THEN RETURN NULL; END IF;
-       SELECT key INTO k FROM ${s}.kv WHERE db = p_db AND ${liveNow('kv')} ORDER BY key
+       SELECT key INTO k FROM ${s}.kv WHERE db = p_db AND ${live('kv')} ORDER BY key
          OFFSET floor(random() * n)::int8 LIMIT 1;
        RETURN k;
      END $f$`,
@@ -186,7 +186,7 @@ export function keyFunctions(s: string): string[] {
        SELECT kv.type, length(kv.value) AS len, kv.expires_at,
          CASE WHEN length(kv.value) <= 20 THEN kv.value END AS small INTO r
          FROM ${s}.kv WHERE db = p_db AND key = p_key;
-       IF NOT FOUND OR NOT ${liveNow('r')} THEN RETURN; END IF;
+       IF NOT FOUND OR NOT ${live('r')} THEN RETURN; END IF;
        type := r.type; bytes := coalesce(r.len, 0); small := r.small;
        IF r.type = 0 THEN RETURN; END IF;
        FOR c IN SELECT * FROM ${s}.kv_children() LOOP
@@ -200,7 +200,7 @@ export function keyFunctions(s: string): string[] {
      DECLARE marks ${s}.kv[];
      BEGIN
        LOCK TABLE ${s}.kv IN ACCESS EXCLUSIVE MODE;
-       SELECT array_agg(k) INTO marks FROM ${s}.kv k WHERE k.expires_at <= 0 AND k.type = ${kWatchMark};
+       SELECT array_agg(k) INTO marks FROM ${s}.kv k WHERE ${watchMark('k')};
        TRUNCATE ${s}.kv CASCADE;
        IF marks IS NOT NULL THEN INSERT INTO ${s}.kv SELECT * FROM unnest(marks); END IF;
      END $f$`,

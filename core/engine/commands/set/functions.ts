@@ -3,7 +3,7 @@
  * RETURNS TABLE (status, member): WRONGTYPE is one row (2, NULL), no row = missing/empty.
  */
 import { createKey, kOverMark, lockKey, shrinkKey } from '../collection/functions';
-import { kWatchMark, liveNow } from '../kv-row';
+import { kWatchMark, live } from '../kv-row';
 import { randomPickFunction } from '../collection/random-sql';
 import { kSetRandom } from './sql';
 
@@ -126,7 +126,7 @@ export function setFunctions(s: string): string[] {
      DECLARE lk bytea[]; nwrong int8;
      BEGIN
        SELECT array_agg(k.key ORDER BY k.card, k.key), count(*) FILTER (WHERE k.type <> ${kSet}) INTO lk, nwrong
-         FROM ${s}.kv k WHERE k.db = p_db AND k.key = ANY (p_keys) AND ${liveNow('k')};
+         FROM ${s}.kv k WHERE k.db = p_db AND k.key = ANY (p_keys) AND ${live('k')};
        IF nwrong > 0 THEN RETURN QUERY SELECT 2::int2, NULL::bytea; RETURN; END IF;
        lk := coalesce(lk, '{}');
        IF p_op = 1 THEN

@@ -11,7 +11,7 @@
  * inf/infinity; nothing before or after (no spaces), nan refused, under 5 KiB. Overflow and
  * underflow to zero are refused (ERANGE), like Redis.
  */
-import { liveNow } from '../kv-row';
+import { live } from '../kv-row';
 
 export function floatFunctions(s: string): string[] {
   return [
@@ -147,7 +147,7 @@ export function floatFunctions(s: string): string[] {
      BEGIN
        LOOP
          SELECT type, value, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key FOR UPDATE;
-         live := FOUND AND ${liveNow('r')};
+         live := FOUND AND ${live('r')};
          IF live THEN
            IF r.type <> 0 THEN status := 2; RETURN; END IF;
            SELECT * INTO a FROM ${s}.ld_parse(r.value);

@@ -13,7 +13,7 @@
  * Status codes: 0 = missing / not done (NX/XX failed), 1 = done, 2 = WRONGTYPE, 3 = not an
  * integer, 4 = overflow, 5 = string exceeds proto-max-bulk-len.
  */
-import { liveNow } from '../kv-row';
+import { expired, live } from '../kv-row';
 import { floatFunctions } from './functions-float';
 
 export function stringFunctions(s: string): string[] {
@@ -26,7 +26,7 @@ export function stringFunctions(s: string): string[] {
      BEGIN
        LOOP
          SELECT type, value, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key FOR UPDATE;
-         live := FOUND AND ${liveNow('r')};
+         live := FOUND AND ${live('r')};
          IF live AND p_get AND r.type <> 0 THEN status := 2; RETURN; END IF;
          old := CASE WHEN live THEN r.value END;
          IF (p_cond = 1 AND live) OR (p_cond = 2 AND NOT live) THEN status := 0; RETURN; END IF;
@@ -51,7 +51,7 @@ export function stringFunctions(s: string): string[] {
      BEGIN
        LOOP
          SELECT type, value, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key FOR UPDATE;
-         IF FOUND AND ${liveNow('r')} THEN
+         IF FOUND AND ${live('r')} THEN
            IF r.type <> 0 THEN status := 2; RETURN; END IF;
            IF length(r.value) > 20 THEN status := 3; RETURN; END IF;
            t := encode(r.value, 'escape');
@@ -93,7 +93,7 @@ export function stringFunctions(s: string): string[] {
      DECLARE r record;
      BEGIN
        SELECT type, value, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key FOR UPDATE;
-       IF NOT FOUND OR NOT ${liveNow('r')} THEN status := 0; RETURN; END IF;
+       IF NOT FOUND OR NOT ${live('r')} THEN status := 0; RETURN; END IF;
        IF r.type <> 0 THEN status := 2; RETURN; END IF;
        DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key;
        status := 1; val := r.value;
@@ -106,7 +106,7 @@ export function stringFunctions(s: string): string[] {
      BEGIN
        SELECT type, value, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key
          FOR UPDATE;
-       IF NOT FOUND OR NOT ${liveNow('r')} THEN status := 0; RETURN; END IF;
+       IF NOT FOUND OR NOT ${live('r')} THEN status := 0; RETURN; END IF;
        IF r.type <> 0 THEN status := 2; RETURN; END IF;
        status := 1; val := r.value;
        IF p_mode = 1 AND p_exp <= p_now THEN
@@ -123,9 +123,9 @@ export function stringFunctions(s: string): string[] {
      RETURNS int4 LANGUAGE plpgsql AS $f$
      DECLARE n int;
      BEGIN
-       PERFORM 1 FROM ${s}.kv WHERE db = p_db AND key = ANY (p_keys) AND ${liveNow('kv')} LIMIT 1;
+       PERFORM 1 FROM ${s}.kv WHERE db = p_db AND key = ANY (p_keys) AND ${live('kv')} LIMIT 1;
        IF FOUND THEN RETURN 0; END IF;
-       DELETE FROM ${s}.kv WHERE db = p_db AND key = ANY (p_keys) AND expires_at <= p_now;
+       DELETE FROM ${s}.kv WHERE db = p_db AND key = ANY (p_keys) AND ${expired('kv')};
        BEGIN
          INSERT INTO ${s}.kv (db, key, type, value, expires_at, version)
            SELECT p_db, k, 0, v, NULL, txid_current() FROM unnest(p_keys, p_vals) AS t(k, v)
@@ -145,7 +145,7 @@ export function stringFunctions(s: string): string[] {
      BEGIN
        LOOP
          SELECT type, length(value) AS n, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key FOR UPDATE;
-         IF FOUND AND ${liveNow('r')} THEN
+         IF FOUND AND ${live('r')} THEN
            IF r.type <> 0 THEN status := 2; RETURN; END IF;
            IF r.n + length(p_val) > p_max THEN status := 5; RETURN; END IF;
            UPDATE ${s}.kv SET value = value || p_val, version = txid_current() WHERE db = p_db AND key = p_key;
@@ -173,7 +173,7 @@ export function stringFunctions(s: string): string[] {
      BEGIN
        LOOP
          SELECT type, value, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key FOR UPDATE;
-         live := FOUND AND ${liveNow('r')};
+         live := FOUND AND ${live('r')};
          IF live AND r.type <> 0 THEN status := 2; RETURN; END IF;
          IF length(p_val) = 0 THEN status := 1; len := CASE WHEN live THEN length(r.value) ELSE 0 END; RETURN; END IF;
          IF p_off > p_max - length(p_val) THEN status := 5; RETURN; END IF; -- (no int8 overflow)
@@ -198,7 +198,7 @@ export function stringFunctions(s: string): string[] {
      BEGIN
        SELECT type, length(value) AS n, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key;
        val := ''::bytea;
-       IF NOT FOUND OR NOT ${liveNow('r')} THEN status := 0; RETURN; END IF;
+       IF NOT FOUND OR NOT ${live('r')} THEN status := 0; RETURN; END IF;
        IF r.type <> 0 THEN status := 2; RETURN; END IF;
        status := 1;
        IF b < 0 AND e < 0 AND b > e THEN RETURN; END IF;

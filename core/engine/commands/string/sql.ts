@@ -19,12 +19,12 @@ export const kStringSql = {
   incrByFloat: { name: 'pr_incrbyfloat', text: 'SELECT status, result FROM incr_by_float($1::int2, $2::bytea, $3::bytea, $4::int8)' },
   strlen: {
     name: 'pr_strlen',
-    text: `SELECT type, length(value)::int8 FROM kv WHERE db = $1::int2 AND key = $2::bytea AND ${live('$3::int8', 'kv')}`,
+    text: `SELECT type, length(value)::int8 FROM kv WHERE db = $1::int2 AND key = $2::bytea AND ${live('kv', '$3::int8')}`,
   },
   /** LCS: both values ($2, $3), i = which */
   lcs: {
     name: 'pr_lcs',
     text: `SELECT t.i, kv.type, kv.value FROM (VALUES (1, $2::bytea), (2, $3::bytea)) AS t(i, key)
-         JOIN kv ON kv.db = $1::int2 AND kv.key = t.key WHERE ${live('$4::int8', 'kv')}`,
+         JOIN kv ON kv.db = $1::int2 AND kv.key = t.key WHERE ${live('kv', '$4::int8')}`,
   },
 } satisfies Record<string, Statement>;

@@ -28,7 +28,7 @@
  * the sweeper finds it unwatched for an hour (sweeper.ts); a WATCH held longer than that may
  * then fail its EXEC.
  */
-import { kWatchMark, liveNow } from '../kv-row';
+import { expired, kWatchMark, live } from '../kv-row';
 
 export function transactionFunctions(s: string): string[] {
   // keys in (db, key) order: every multi-row writer locks in that order, so no deadlocks
@@ -43,10 +43,10 @@ export function transactionFunctions(s: string): string[] {
          i := w.n;
          LOOP
            SELECT k.type, k.expires_at, k.version INTO r FROM ${s}.kv k WHERE k.db = w.db AND k.key = w.key;
-           IF FOUND AND ${liveNow('r')} THEN ver := r.version; marked := false; EXIT; END IF;
+           IF FOUND AND ${live('r')} THEN ver := r.version; marked := false; EXIT; END IF;
            -- expired but not yet swept: Redis ignores its deletion, so it gives way to a mark
            IF FOUND AND r.type <> ${kWatchMark} THEN
-             DELETE FROM ${s}.kv k WHERE k.db = w.db AND k.key = w.key AND k.type <> ${kWatchMark} AND k.expires_at <= p_now;
+             DELETE FROM ${s}.kv k WHERE k.db = w.db AND k.key = w.key AND k.type <> ${kWatchMark} AND ${expired('k')};
            END IF;
            INSERT INTO ${s}.kv AS k (db, key, type, expires_at, card, version)
              VALUES (w.db, w.key, ${kWatchMark}, -p_now, 1, txid_current())
@@ -75,7 +75,7 @@ export function transactionFunctions(s: string): string[] {
        END LOOP;
        SELECT EXISTS (
          SELECT 1 FROM unnest(p_dbs, p_keys, p_versions) AS w(db, key, version)
-         LEFT JOIN ${s}.kv ON kv.db = w.db AND kv.key = w.key AND (kv.type = ${kWatchMark} OR ${liveNow('kv')})
+         LEFT JOIN ${s}.kv ON kv.db = w.db AND kv.key = w.key AND (kv.type = ${kWatchMark} OR ${live('kv')})
          WHERE kv.version IS DISTINCT FROM w.version) INTO changed;
        IF changed THEN RAISE EXCEPTION 'watched key changed' USING ERRCODE = 'PRW01'; END IF;
      END $f$`,

@@ -4,7 +4,7 @@
  * ZINCRBY, ZUNIONSTORE WEIGHTS); ZUNION / ZINTER / ZDIFF and their STORE forms, ZINTERCARD.
  * Sets take part with score 1. Status codes: collection/functions.ts.
  */
-import { liveNow } from '../kv-row';
+import { live } from '../kv-row';
 
 const kZset = 4;
 const kSet = 3;
@@ -72,7 +72,7 @@ export function algebraFunctions(s: string): string[] {
        SELECT count(*) FILTER (WHERE k.type IS NOT NULL AND k.type NOT IN (${kSet}, ${kZset})), count(*) FILTER (WHERE k.type IS NULL)
          INTO nwrong, nmissing
          FROM unnest(p_keys) AS t(key) LEFT JOIN ${s}.kv k ON k.db = p_db AND k.key = t.key
-           AND ${liveNow('k')};
+           AND ${live('k')};
        IF nwrong > 0 THEN RETURN QUERY SELECT 2::int2, NULL::bytea, NULL::float8; RETURN; END IF;
        RETURN QUERY SELECT 1::int2, NULL::bytea, NULL::float8;
        IF p_op = 0 OR (p_op = 1 AND nmissing > 0) THEN RETURN; END IF;
@@ -80,7 +80,7 @@ export function algebraFunctions(s: string): string[] {
          WITH src AS (
            SELECT t.i, t.key, k.type, row_number() OVER (ORDER BY coalesce(k.card, 0), t.i) AS ord
            FROM unnest(p_keys) WITH ORDINALITY AS t(key, i)
-           JOIN ${s}.kv k ON k.db = p_db AND k.key = t.key AND ${liveNow('k')}),
+           JOIN ${s}.kv k ON k.db = p_db AND k.key = t.key AND ${live('k')}),
          terms AS (
            SELECT src.i, src.ord, z.member,
                CASE WHEN p_op = 3 THEN z.score ELSE ${s}.f8mul(z.score, coalesce(p_w[src.i], 1)) END AS v
@@ -119,7 +119,7 @@ export function algebraFunctions(s: string): string[] {
            array_agg(k.type ORDER BY k.card, t.key) FILTER (WHERE k.type IS NOT NULL)
          INTO nwrong, nmissing, ks, ts
          FROM (SELECT DISTINCT key FROM unnest(p_keys) AS u(key)) t LEFT JOIN ${s}.kv k ON k.db = p_db AND k.key = t.key
-           AND ${liveNow('k')};
+           AND ${live('k')};
        IF nwrong > 0 THEN status := 2; RETURN; END IF;
        status := 1; n := 0;
        IF nmissing > 0 THEN RETURN; END IF;

@@ -12,7 +12,7 @@
  * then OFFSET p_off LIMIT p_lim (NULL = all) for BYSCORE / BYLEX.
  */
 import { createKey, kOverMark, lockKey, shrinkKey } from '../collection/functions';
-import { kWatchMark, liveNow } from '../kv-row';
+import { kWatchMark, live } from '../kv-row';
 import { algebraFunctions, scoreFunctions } from './functions-algebra';
 import { randomPickFunction } from '../collection/random-sql';
 import { kZsetRandom } from './sql';
@@ -147,7 +147,7 @@ export function zsetFunctions(s: string): string[] {
      DECLARE r record; a int8 := p_start; b int8 := p_stop;
      BEGIN
        SELECT k.type, k.card INTO r FROM ${s}.kv k
-         WHERE k.db = p_db AND k.key = p_key AND ${liveNow('k')};
+         WHERE k.db = p_db AND k.key = p_key AND ${live('k')};
        IF NOT FOUND THEN RETURN; END IF;
        IF r.type <> ${kZset} THEN RETURN QUERY SELECT 2::int2, NULL::bytea, NULL::float8; RETURN; END IF;
        RETURN QUERY SELECT 1::int2, NULL::bytea, NULL::float8; -- the key exists: ZRANGESTORE's empty result
