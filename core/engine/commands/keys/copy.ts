@@ -8,7 +8,8 @@ import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { lower } from '../args';
 import { defineCommand } from '../define';
-import { dbOf, kSameObject, nowMs, parseDb } from './shared';
+import { kSameObject, parseDb } from './shared';
+import { dbArg, nowArg } from '../exec';
 import { kKeySql } from './sql';
 
 
@@ -29,7 +30,7 @@ export const copy = defineCommand({
       } else return Err.syntax;
     }
     if (dst === s.db && argv[1].equals(argv[2])) return kSameObject;
-    const values = [dbOf(s), argv[1], String(dst), argv[2], replace ? 'true' : 'false', nowMs()];
+    const values = [dbArg(s), argv[1], String(dst), argv[2], replace ? 'true' : 'false', nowArg()];
     return s.server.store.exec(s, kKeySql.copy, values, (rows) => rows[0][0] as number);
   },
 });

@@ -10,7 +10,7 @@ import { Err } from '../../resp-errors';
 import { lower, parseI64 } from '../args';
 import { defineCommand } from '../define';
 import { kOneKey, type CommandSpec } from '../spec';
-import { dbOf } from './shared';
+import { dbArg, nowArg } from '../exec';
 import { kKeySql } from './sql';
 
 const kI64Max = 9223372036854775807n;
@@ -50,7 +50,7 @@ function expire(name: string, unit: 's' | 'ms', absolute: boolean, since: string
       const base = absolute ? 0n : now;
       if (when > kI64Max - base) return Err.invalidExpire(name);
       when += base;
-      return s.server.store.exec(s, kKeySql.expireAt, [dbOf(s), argv[1], String(when), String(flags), String(now)],
+      return s.server.store.exec(s, kKeySql.expireAt, [dbArg(s), argv[1], String(when), String(flags), nowArg(now)],
         (rows) => rows[0][0] as number);
     },
   });

@@ -6,7 +6,7 @@
 import { globMatch } from '../../glob';
 import { defineCommand } from '../define';
 import { globRange, matchesAll } from './glob-range';
-import { dbOf, nowMs } from './shared';
+import { dbArg, nowArg } from '../exec';
 import { kKeySql } from './sql';
 
 
@@ -18,7 +18,7 @@ export const keys = defineCommand({
     const pattern = argv[1];
     const { from, to } = globRange(pattern);
     const all = matchesAll(pattern);
-    const [stmt, values] = to === undefined ? [kKeySql.keysFrom, [dbOf(s), from, nowMs()]] : [kKeySql.keysRange, [dbOf(s), from, to, nowMs()]];
+    const [stmt, values] = to === undefined ? [kKeySql.keysFrom, [dbArg(s), from, nowArg()]] : [kKeySql.keysRange, [dbArg(s), from, to, nowArg()]];
     return s.server.store.exec(s, stmt, values, (rows) => {
       const out: Buffer[] = [];
       for (const r of rows) if (all || globMatch(pattern, r[0] as Buffer)) out.push(r[0] as Buffer);

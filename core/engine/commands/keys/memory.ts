@@ -10,7 +10,7 @@ import { Simple } from '../../reply';
 import { Err } from '../../resp-errors';
 import { lower, parseI64 } from '../args';
 import { defineCommand } from '../define';
-import { dbOf, nowMs } from './shared';
+import { dbArg, nowArg } from '../exec';
 import { kKeySql } from './sql';
 
 
@@ -54,7 +54,7 @@ const usage = defineCommand({
       if (n < 0n) return Err.syntax;
     }
     const key = argv[2];
-    return s.server.store.exec(s, kKeySql.memoryUsage, [dbOf(s), key, nowMs()], (rows) => {
+    return s.server.store.exec(s, kKeySql.memoryUsage, [dbArg(s), key, nowArg()], (rows) => {
       if (rows.length === 0) return null;
       const [type, bytes, small] = rows[0] as [number, string, Buffer | null];
       if (type !== 0) return stringUsage(key.length, 0, true) + Number(bytes);

@@ -6,7 +6,8 @@
 import { RespError } from '../../reply';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
-import { dbOf, kSameObject, nowMs, parseDb } from './shared';
+import { kSameObject, parseDb } from './shared';
+import { dbArg, nowArg } from '../exec';
 import { kKeySql } from './sql';
 
 
@@ -17,7 +18,7 @@ export const move = defineCommand({
     const db = parseDb(argv[2], s.server.config.int('databases'));
     if (db instanceof RespError) return db;
     if (db === s.db) return kSameObject;
-    return s.server.store.exec(s, kKeySql.move, [dbOf(s), argv[1], String(db), nowMs()],
+    return s.server.store.exec(s, kKeySql.move, [dbArg(s), argv[1], String(db), nowArg()],
       (rows) => Math.max(0, rows[0][0] as number));
   },
 });

@@ -4,12 +4,12 @@
  */
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
-import { dbOf, nowMs } from './shared';
+import { dbArg, nowArg } from '../exec';
 import { kKeySql } from './sql';
 
 
 export const persist = defineCommand({
   name: 'persist', arity: 2, flags: ['write', 'fast'], keys: kOneKey, acl: ['keyspace', 'write', 'fast'],
   group: 'generic', since: '2.2.0', summary: 'Removes the expiration time of a key.', complexity: 'O(1)',
-  run: (s, argv) => s.server.store.exec(s, kKeySql.persist, [dbOf(s), argv[1], nowMs()], (rows) => rows[0][0] as number),
+  run: (s, argv) => s.server.store.exec(s, kKeySql.persist, [dbArg(s), argv[1], nowArg()], (rows) => rows[0][0] as number),
 });

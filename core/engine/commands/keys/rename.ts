@@ -6,7 +6,8 @@
 import { kOk } from '../../shared-replies';
 import { defineCommand } from '../define';
 import type { CommandSpec } from '../spec';
-import { dbOf, kNoSuchKey, nowMs } from './shared';
+import { kNoSuchKey } from './shared';
+import { dbArg, nowArg } from '../exec';
 import { kKeySql } from './sql';
 
 
@@ -17,7 +18,7 @@ function rename(name: 'rename' | 'renamenx', summary: string): CommandSpec {
     acl: nx ? ['keyspace', 'write', 'fast'] : ['keyspace', 'write', 'slow'], group: 'generic', summary, complexity: 'O(1)',
     run(s, argv) {
       const same = argv[1].equals(argv[2]);
-      return s.server.store.exec(s, kKeySql.rename, [dbOf(s), argv[1], argv[2], nx ? 'true' : 'false', nowMs()], (rows) => {
+      return s.server.store.exec(s, kKeySql.rename, [dbArg(s), argv[1], argv[2], nx ? 'true' : 'false', nowArg()], (rows) => {
         const status = rows[0][0] as number;
         if (status === -1) return kNoSuchKey;
         if (!nx) return kOk;

@@ -13,7 +13,8 @@ import { lower, parseI64 } from '../args';
 import { defineCommand } from '../define';
 import { matchesAll } from './glob-range';
 import { decodeCursor, encodeCursor } from './scan-cursor';
-import { dbOf, kTypeNames, nowMs } from './shared';
+import { kTypeNames } from './shared';
+import { dbArg, nowArg } from '../exec';
 import { kKeySql } from './sql';
 
 const kMaxCount = 100_000; // a hint; bounds one statement's rows
@@ -46,7 +47,7 @@ export const scan = defineCommand({
     if (from instanceof RespError) return from;
     const o = parseOptions(argv);
     if (o instanceof RespError) return o;
-    return s.server.store.exec(s, kKeySql.scanPage, [dbOf(s), String(from), String(o.count), nowMs()], (rows): Reply => {
+    return s.server.store.exec(s, kKeySql.scanPage, [dbArg(s), String(from), String(o.count), nowArg()], (rows): Reply => {
       const keys: Buffer[] = [];
       let last = from;
       for (const [key, type, h] of rows as [Buffer, number, string][]) {

@@ -8,7 +8,7 @@ import { Err } from '../../resp-errors';
 import { kOk } from '../../shared-replies';
 import { parseI64 } from '../args';
 import { defineCommand } from '../define';
-import { nowMs } from './shared';
+import { nowArg } from '../exec';
 import { kKeySql } from './sql';
 
 const kBad = [new RespError('ERR invalid first DB index'), new RespError('ERR invalid second DB index')];
@@ -25,6 +25,6 @@ export const swapdb = defineCommand({
     }
     const n = s.server.config.int('databases');
     if (ids.some((id) => id < 0 || id >= n)) return Err.dbIndex;
-    return s.server.store.exec(s, kKeySql.swapdb, [...ids.map(String), nowMs()], () => kOk);
+    return s.server.store.exec(s, kKeySql.swapdb, [...ids.map(String), nowArg()], () => kOk);
   },
 });

@@ -6,7 +6,7 @@
  */
 import { defineCommand } from '../define';
 import { kOneKey, type CommandSpec } from '../spec';
-import { dbOf, int8Reply } from './shared';
+import { dbArg, int8Reply, nowArg } from '../exec';
 import { kKeySql } from './sql';
 
 
@@ -17,7 +17,7 @@ function ttl(name: string, ms: boolean, absolute: boolean, since: string, summar
     group: 'generic', since, summary, complexity: 'O(1)',
     run(s, argv) {
       const now = Date.now();
-      return s.server.store.exec(s, kKeySql.ttl, [dbOf(s), argv[1], String(now)], (rows) => {
+      return s.server.store.exec(s, kKeySql.ttl, [dbArg(s), argv[1], nowArg(now)], (rows) => {
         if (rows.length === 0) return -2;
         if (rows[0][0] === null) return -1;
         let t = BigInt(rows[0][0] as string) - (absolute ? 0n : BigInt(now));

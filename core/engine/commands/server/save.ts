@@ -9,7 +9,7 @@
 import { RespError, Simple, type Reply } from '../../reply';
 import { kOk } from '../../shared-replies';
 import type { Session } from '../../session';
-import { exec } from '../collection/exec';
+import { exec } from '../exec';
 import { eqIgnoreCase } from '../args';
 import { defineCommand } from '../define';
 import { kServerSql } from './sql';

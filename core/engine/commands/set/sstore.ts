@@ -3,7 +3,7 @@
  * destination (whatever it held; an empty result deletes it); its size. One generic.
  * https://redis.io/commands/sinterstore/
  */
-import { encodeBufferArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, int8Reply, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { kAllKeys, type CommandSpec } from '../spec';
 import { kSetSql } from './sql';
@@ -14,7 +14,7 @@ function store(name: string, op: SetOp, summary: string, complexity: string): Co
     name, arity: -3, flags: ['write', 'denyoom'], keys: kAllKeys, acl: ['write', 'set', 'slow'], group: 'set', since: '1.0.0',
     summary, complexity,
     run: (s, argv) => exec(s, kSetSql.store, [dbArg(s), argv[1], String(op), encodeBufferArray(argv.slice(2)), nowArg()],
-      statusReply({}, (rows) => int(rows[0][1]))),
+      statusReply({}, (rows) => int8Reply(rows[0][1]))),
   });
 }
 

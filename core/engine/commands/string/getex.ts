@@ -9,7 +9,7 @@ import { Err } from '../../resp-errors';
 import { lower } from '../args';
 import { defineCommand } from '../define';
 import { expireAt, type ExpireUnit } from '../expiry';
-import { dbOf } from '../keys/shared';
+import { dbArg, nowArg } from '../exec';
 import { kOneKey } from '../spec';
 import { kStringSql } from './sql';
 
@@ -45,7 +45,7 @@ export const getex = defineCommand({
     const at = unit === undefined ? null : expireAt(unit, arg!, 'getex', now);
     // an invalid expire value only reads: the error is the reply once the key proved a string
     const badExpire = at instanceof RespError ? at : undefined;
-    const values = [dbOf(s), argv[1], String(badExpire ? Mode.Read : mode), typeof at === 'number' ? String(at) : null, String(now)];
+    const values = [dbArg(s), argv[1], String(badExpire ? Mode.Read : mode), typeof at === 'number' ? String(at) : null, nowArg(now)];
     return s.server.store.exec(s, kStringSql.getex, values, (rows) => {
       const status = rows[0][0] as number;
       if (status === 0) return null;

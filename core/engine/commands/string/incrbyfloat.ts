@@ -7,7 +7,7 @@
 import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { defineCommand } from '../define';
-import { dbOf, nowMs } from '../keys/shared';
+import { dbArg, nowArg } from '../exec';
 import { kOneKey } from '../spec';
 import { kStringSql } from './sql';
 
@@ -17,7 +17,7 @@ export const incrbyfloat = defineCommand({
   name: 'incrbyfloat', arity: 3, flags: ['write', 'denyoom', 'fast'], keys: kOneKey, acl: ['write', 'string', 'fast'],
   group: 'string', since: '2.6.0', complexity: 'O(1)',
   summary: 'Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn\'t exist.',
-  run: (s, argv) => s.server.store.exec(s, kStringSql.incrByFloat, [dbOf(s), argv[1], argv[2], nowMs()], (rows) => {
+  run: (s, argv) => s.server.store.exec(s, kStringSql.incrByFloat, [dbArg(s), argv[1], argv[2], nowArg()], (rows) => {
     switch (rows[0][0] as number) {
       case 1: return rows[0][1] as Buffer;
       case 2: return Err.wrongType;

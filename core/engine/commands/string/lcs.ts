@@ -8,7 +8,7 @@ import { RespError, RespMap, type Reply } from '../../reply';
 import { Err } from '../../resp-errors';
 import { lower, parseI64 } from '../args';
 import { defineCommand } from '../define';
-import { dbOf, nowMs } from '../keys/shared';
+import { dbArg, nowArg } from '../exec';
 import { lcs, lcsTableBytes } from './lcs-match';
 import { kStringSql } from './sql';
 
@@ -42,7 +42,7 @@ export const lcsCmd = defineCommand({
   name: 'lcs', arity: -3, flags: ['readonly'], keys: { first: 1, last: 2, step: 1 }, acl: ['read', 'string', 'slow'],
   group: 'string', since: '7.0.0', summary: 'Finds the longest common substring.', complexity: 'O(N*M)',
   run(s, argv) {
-    return s.server.store.exec(s, kStringSql.lcs, [dbOf(s), argv[1], argv[2], nowMs()], (rows) => {
+    return s.server.store.exec(s, kStringSql.lcs, [dbArg(s), argv[1], argv[2], nowArg()], (rows) => {
       const v: Buffer[] = [Buffer.alloc(0), Buffer.alloc(0)];
       for (const [i, type, value] of rows) {
         if (type !== 0) return kNotStrings;

@@ -5,7 +5,7 @@
  */
 import { wrongArity } from '../../resp-errors';
 import { defineCommand } from '../define';
-import { dbOf, nowMs } from '../keys/shared';
+import { dbArg, nowArg } from '../exec';
 import { encodeBufferArray } from '../../pg-driver/binary-array';
 import { writeOrder } from '../../write-order';
 import { kStringSql } from './sql';
@@ -24,7 +24,7 @@ export const msetnx = defineCommand({
     for (let i = 0; i < n; i++) keys[i] = argv[1 + 2 * i];
     // the last value of each key, rows locked in key order like every multi-row write (no deadlocks)
     const order = writeOrder(new Int16Array(n), keys);
-    const values = [dbOf(s), encodeBufferArray(order.map((i) => keys[i])), encodeBufferArray(order.map((i) => argv[2 + 2 * i])), nowMs()];
+    const values = [dbArg(s), encodeBufferArray(order.map((i) => keys[i])), encodeBufferArray(order.map((i) => argv[2 + 2 * i])), nowArg()];
     return s.server.store.exec(s, kStringSql.msetnx, values, (rows) => rows[0][0] as number);
   },
 });

@@ -7,7 +7,8 @@ import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { parseI64 } from '../args';
 import { defineCommand } from '../define';
-import { dbOf, int8Reply, kTooLong, nowMs } from '../keys/shared';
+import { kTooLong } from '../keys/shared';
+import { dbArg, int8Reply, nowArg } from '../exec';
 import { kOneKey } from '../spec';
 import { kStringSql } from './sql';
 
@@ -22,7 +23,7 @@ export const setrange = defineCommand({
     if (offset === undefined) return Err.notInteger;
     if (offset < 0n) return kOffset;
     const max = String(s.server.config.int('proto-max-bulk-len'));
-    return s.server.store.exec(s, kStringSql.setrange, [dbOf(s), argv[1], String(offset), argv[3], max, nowMs()], (rows) => {
+    return s.server.store.exec(s, kStringSql.setrange, [dbArg(s), argv[1], String(offset), argv[3], max, nowArg()], (rows) => {
       const status = rows[0][0] as number;
       if (status === 2) return Err.wrongType;
       return status === 5 ? kTooLong : int8Reply(rows[0][1]);

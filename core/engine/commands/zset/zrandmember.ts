@@ -6,7 +6,7 @@
 import { RespError } from '../../reply';
 import { KeyType } from '../../key-store';
 import { eqIgnoreCase } from '../args';
-import { dbArg, exec, nowArg, typedRead } from '../collection/exec';
+import { dbArg, exec, nowArg, typedRead } from '../exec';
 import { parseRandCount } from '../collection/random';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
