@@ -28,21 +28,21 @@ import { installFunctions } from '../../core/engine/commands/install-functions';
 
 const kTables = ['kv', 'hashes', 'lists', 'sets', 'zsets'];
 /** Statements meant to read or write a whole database (no key to look up) */
-const kWholeDb = new Set(['pr_dbsize', 'pr_flushdb', 'pr_flushall', 'pr_swapdb']);
+const kWholeDb = new Set(['keys.dbsize', 'keys.flushdb', 'keys.flushall', 'keys.swapdb']);
 /** SCAN pages walk kv in kv_hash order: the kv_scan index is their key (keys/sql.ts scanPage) */
-const kHashOrder = new Set(['pr_scan_page']);
+const kHashOrder = new Set(['keys.scanPage']);
 /** LREM compares every element (value is not indexed) and orders the matches by count's sign: a sort is its plan */
-const kSortsMatches = new Set(['pr_l_rem']);
+const kSortsMatches = new Set(['list.rem']);
 /**
  * Random picks read a key whole when it holds at most 256 × count elements, or when sampling
  * found a window too dense (collection/random-sql.ts): a sort bounded by the reply's size, by
  * design. Only that query (ORDER BY random()) is let through.
  */
 const kSmallKeyRandomSort = /ORDER BY random\(\)/;
-/** The key each family's statements get as $2; their other bytea parameters get 'm1' */
-const kFamilies: [string, Record<string, Statement>][] = [
-  ['K', { ...kSql, ...kStringSql, ...kKeySql, ...kTransactionSql }], ['H', { ...kHashSql, card: kCardSql }], ['L', kListSql],
-  ['S', kSetSql], ['Z', kZsetSql],
+/** Each family's statements (named family.member in reports) and the key they get as $2; other bytea parameters get 'm1' */
+const kFamilies: [string, string, Record<string, Statement>][] = [
+  ['lane', 'K', kSql], ['string', 'K', kStringSql], ['keys', 'K', kKeySql], ['transactions', 'K', kTransactionSql],
+  ['hash', 'H', { ...kHashSql, card: kCardSql }], ['list', 'L', kListSql], ['set', 'S', kSetSql], ['zset', 'Z', kZsetSql],
 ];
 
 type Stats = 'empty' | 'one row' | 'large' | 'stale';
@@ -93,12 +93,12 @@ async function prepareTables(schema: string, stats: Stats): Promise<void> {
 }
 
 /** A value of each parameter type, from the `$n::type` casts of the statement */
-function params(st: Statement, key: string): unknown[] {
+function params(name: string, st: Statement, key: string): unknown[] {
   const types: string[] = [];
   for (const m of st.text.matchAll(/\$(\d+)::([a-z0-9]+(\[\])?)/g)) types[Number(m[1]) - 1] ??= m[2]!;
   return Array.from(types, (t, i) => {
     switch (t) {
-      case undefined: throw new Error(`${st.name}: $${i + 1} has no ::type cast`);
+      case undefined: throw new Error(`${name}: $${i + 1} has no ::type cast`);
       case 'bytea': return Buffer.from(i === 1 ? key : 'm1');
       case 'bytea[]': return [Buffer.from(key), Buffer.from('m2')];
       case 'int2': case 'int4': case 'int8': case 'float8': return i === 0 && t === 'int2' ? 0 : 1;
@@ -106,7 +106,7 @@ function params(st: Statement, key: string): unknown[] {
       case 'int4[]': case 'int8[]': case 'float8[]': return [1, 2];
       case 'bool': return false;
       case 'text': return '1';
-      default: throw new Error(`${st.name}: no test value for type ${t}`);
+      default: throw new Error(`${name}: no test value for type ${t}`);
     }
   });
 }
@@ -170,16 +170,17 @@ async function plansOf(schema: string, generic: boolean, large: boolean): Promis
     await c.query(`LOAD 'auto_explain'`);
     for (const set of ['log_min_duration = 0', 'log_nested_statements = on', 'log_format = json']) await c.query(`SET auto_explain.${set}`);
     await c.query('SET client_min_messages = log');
-    for (const [key, statements] of kFamilies) {
-      for (const st of Object.values(statements)) {
-        if (kWholeDb.has(st.name)) continue;
-        current = st.name;
+    for (const [family, key, statements] of kFamilies) {
+      for (const [member, st] of Object.entries(statements)) {
+        const name = `${family}.${member}`;
+        if (kWholeDb.has(name)) continue;
+        current = name;
         // twice: a plan cache entry chooses its plan kind at the second execution at the latest
         for (let i = 0; i < 2; i++) {
           await c.query('BEGIN');
           // WATCH's check raises when a version moved; its lookups were planned (and logged) before
-          await c.query({ name: st.name, text: st.text, values: params(st, key) })
-            .catch((err: { code?: string }) => assert.equal(err.code, 'PRW01', `${st.name}: ${String(err)}`));
+          await c.query({ name, text: st.text, values: params(name, st, key) })
+            .catch((err: { code?: string }) => assert.equal(err.code, 'PRW01', `${name}: ${String(err)}`));
           await c.query('ROLLBACK');
         }
       }

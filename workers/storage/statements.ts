@@ -13,18 +13,16 @@ export type { Statement };
 export const kSql = {
   /** read run: one row per requested key that exists; i = position in the flattened request */
   read: {
-    name: 'pr_read',
     text: `SELECT t.i::int4, kv.type, kv.value FROM unnest($1::int2[], $2::bytea[]) WITH ORDINALITY AS t(db, key, i)
            JOIN kv ON kv.db = t.db AND kv.key = t.key WHERE ${live('kv', '$3::int8')}`,
   },
   /** write run: plain SET / SET EX… / MSET, keys distinct and sorted (lock order: no deadlocks) */
   write: {
-    name: 'pr_write',
     text: `INSERT INTO kv (db, key, type, value, expires_at, version)
            SELECT db, key, 0, value, exp, txid_current() FROM unnest($1::int2[], $2::bytea[], $3::bytea[], $4::int8[]) AS t(db, key, value, exp)
            ON CONFLICT (db, key) DO UPDATE SET type = 0, value = excluded.value, expires_at = excluded.expires_at,
              version = txid_current()`,
   },
   /** a run of INCR-family ops: one row per op, i = its position in the run */
-  incrMany: { name: 'pr_incr_many', text: 'SELECT i, status, result FROM incr_many($1::int2[], $2::bytea[], $3::int8[], $4::int8)' },
+  incrMany: { text: 'SELECT i, status, result FROM incr_many($1::int2[], $2::bytea[], $3::int8[], $4::int8)' },
 } satisfies Record<string, Statement>;

@@ -22,11 +22,10 @@ export interface ScanFamily {
   small: number;
 }
 
-export function scanStatement(name: string, f: ScanFamily): Statement {
+export function scanStatement(f: ScanFamily): Statement {
   const cols = `t.${f.id}, ${f.extra === undefined ? 'NULL::bytea' : `t.${f.extra}`}, t.h`;
   const rows = `FROM ${f.table} t WHERE t.db = k.db AND t.key = k.key`;
   return {
-    name,
     text: `SELECT k.type, p.el, p.x, p.h, k.card <= ${f.small} FROM kv k LEFT JOIN LATERAL (
              (SELECT ${cols} ${rows} AND k.card <= ${f.small} ORDER BY t.h)
              UNION ALL

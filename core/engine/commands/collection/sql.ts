@@ -8,6 +8,5 @@ export const liveKey = (n: number): string =>
 
 /** Every collection's element count (HLEN, SCARD, ZCARD, LLEN): kv.card, checked against the type. */
 export const kCardSql: Statement = {
-  name: 'pr_c_card',
   text: `SELECT k.type, k.card FROM kv k WHERE ${liveKey(3)}`,
 };

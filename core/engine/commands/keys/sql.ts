@@ -10,61 +10,53 @@ export const kKeySql = {
   /** DEL: rows deleted that were still live count (an expired key is already gone for Redis);
    *  WATCH marks stay (transactions/functions.ts): deleting an absent key touches nothing */
   del: {
-    name: 'pr_del',
     text: `WITH d AS (DELETE FROM kv USING unnest($1::int2[], $2::bytea[]) AS t(db, key)
              WHERE kv.db = t.db AND kv.key = t.key AND kv.type <> ${kWatchMark} RETURNING kv.expires_at)
            SELECT count(*) FILTER (WHERE ${live('d', '$3::int8')})::int4 FROM d`,
   },
   /** EXISTS counts a key once per mention, as Redis does */
   exists: {
-    name: 'pr_exists',
     text: `SELECT count(*)::int4 FROM unnest($1::int2[], $2::bytea[]) AS t(db, key)
            JOIN kv ON kv.db = t.db AND kv.key = t.key WHERE ${live('kv', '$3::int8')}`,
   },
   dbsize: {
-    name: 'pr_dbsize',
     text: `SELECT count(*)::int4 FROM kv WHERE db = $1::int2 AND ${live('kv', '$2::int8')}`,
   },
   // both keep WATCH marks: flushing a database touches only the watched keys it holds
-  flushdb: { name: 'pr_flushdb', text: `DELETE FROM kv WHERE db = $1::int2 AND type <> ${kWatchMark}` },
-  flushall: { name: 'pr_flushall', text: 'SELECT flush_all()' },
-  type: { name: 'pr_type', text: `SELECT type FROM kv WHERE db = $1::int2 AND key = $2::bytea AND ${live('kv', '$3::int8')}` },
+  flushdb: { text: `DELETE FROM kv WHERE db = $1::int2 AND type <> ${kWatchMark}` },
+  flushall: { text: 'SELECT flush_all()' },
+  type: { text: `SELECT type FROM kv WHERE db = $1::int2 AND key = $2::bytea AND ${live('kv', '$3::int8')}` },
   ttl: {
-    name: 'pr_ttl',
     text: `SELECT expires_at::text FROM kv WHERE db = $1::int2 AND key = $2::bytea AND ${live('kv', '$3::int8')}`,
   },
   /** $3 the deadline (absolute ms), $4 NX 1, XX 2, GT 4, LT 8 */
-  expireAt: { name: 'pr_expire_at', text: 'SELECT expire_at($1::int2, $2::bytea, $3::int8, $4::int2, $5::int8)' },
+  expireAt: { text: 'SELECT expire_at($1::int2, $2::bytea, $3::int8, $4::int2, $5::int8)' },
   // a live key with a TTL. IS TRUE: no index condition on expires_at, which with few keys
   // holding a TTL in the statistics made custom plans read every such key through kv_expires_at
   persist: {
-    name: 'pr_persist',
     text: `WITH u AS (UPDATE kv SET expires_at = NULL, version = txid_current()
            WHERE db = $1::int2 AND key = $2::bytea AND (expires_at > $3::int8) IS TRUE RETURNING 1)
          SELECT count(*)::int4 FROM u`,
   },
   /** RENAME ($4 false) / RENAMENX (true), in the same db */
-  rename: { name: 'pr_rename', text: 'SELECT move_key($1::int2, $2::bytea, $1::int2, $3::bytea, $4::bool, $5::int8)' },
+  rename: { text: 'SELECT move_key($1::int2, $2::bytea, $1::int2, $3::bytea, $4::bool, $5::int8)' },
   /** MOVE key to db $3 */
-  move: { name: 'pr_move', text: 'SELECT move_key($1::int2, $2::bytea, $3::int2, $2::bytea, true, $4::int8)' },
+  move: { text: 'SELECT move_key($1::int2, $2::bytea, $3::int2, $2::bytea, true, $4::int8)' },
   /** COPY $2 to ($3 db, $4 key), $5 REPLACE */
-  copy: { name: 'pr_copy', text: 'SELECT copy_key($1::int2, $2::bytea, $3::int2, $4::bytea, $5::bool, $6::int8)' },
-  swapdb: { name: 'pr_swapdb', text: 'SELECT swap_db($1::int2, $2::int2, $3::int8)' },
-  randomKey: { name: 'pr_randomkey', text: 'SELECT random_key($1::int2, $2::int8)' },
+  copy: { text: 'SELECT copy_key($1::int2, $2::bytea, $3::int2, $4::bytea, $5::bool, $6::int8)' },
+  swapdb: { text: 'SELECT swap_db($1::int2, $2::int2, $3::int8)' },
+  randomKey: { text: 'SELECT random_key($1::int2, $2::int8)' },
   /** KEYS with a literal prefix: the keys in [$2, $3) */
   keysRange: {
-    name: 'pr_keys_range',
     text: `SELECT key FROM kv WHERE db = $1::int2 AND key >= $2::bytea AND key < $3::bytea AND ${live('kv', '$4::int8')} ORDER BY key`,
   },
   /** KEYS whose prefix has no upper bound (empty, or all 0xff bytes) */
   keysFrom: {
-    name: 'pr_keys_from',
     text: `SELECT key FROM kv WHERE db = $1::int2 AND key >= $2::bytea AND ${live('kv', '$3::int8')} ORDER BY key`,
   },
   // SCAN: p, the page; then the rest of its last hash (a cursor cannot point between equal
   // hashes). One statement, one snapshot: rows tie with p's last only when p was full.
   scanPage: {
-    name: 'pr_scan_page',
     text: `WITH p AS MATERIALIZED (
            SELECT key, type, kv_hash(key) AS h FROM kv WHERE db = $1::int2 AND kv_hash(key) >= $2::int8 AND ${live('kv', '$4::int8')}
            ORDER BY kv_hash(key), key LIMIT $3::int4),
@@ -76,13 +68,11 @@ export const kKeySql = {
   },
   // OBJECT: the value only when it could be an int (≤ 20 bytes); card read by name so it may be absent
   object: {
-    name: 'pr_object',
     text: `SELECT type, length(value)::int8, CASE WHEN length(value) <= 20 THEN value END,
            CASE WHEN type <> 0 THEN (to_jsonb(kv.*) ->> 'card') END
          FROM kv WHERE db = $1::int2 AND key = $2::bytea AND ${live('kv', '$3::int8')}`,
   },
   memoryUsage: {
-    name: 'pr_memory_usage',
     text: 'SELECT type, bytes::text, small FROM key_size($1::int2, $2::bytea, $3::int8) WHERE type IS NOT NULL',
   },
 } satisfies Record<string, Statement>;

@@ -2,10 +2,9 @@
 import type { Statement } from '../../key-store';
 
 export const kServerSql = {
-  checkpoint: { name: 'pr_checkpoint', text: 'CHECKPOINT' },
+  checkpoint: { text: 'CHECKPOINT' },
   /** pg_control_checkpoint() is not executable by every role: NULL then, and LASTSAVE falls back */
   lastCheckpoint: {
-    name: 'pr_last_checkpoint',
     text: `SELECT CASE WHEN has_function_privilege('pg_control_checkpoint()', 'EXECUTE')
            THEN (SELECT extract(epoch FROM checkpoint_time)::int8 FROM pg_control_checkpoint()) END`,
   },
