@@ -6,6 +6,7 @@
  * (core/primary/postgres/schema.ts startupOptions).
  */
 import type { Statement } from '../../core/engine/key-store';
+import { call } from '../../core/engine/commands/function-call';
 import { live } from '../../core/engine/commands/kv-row';
 
 export type { Statement };
@@ -24,5 +25,5 @@ export const kSql = {
              version = txid_current()`,
   },
   /** a run of INCR-family ops: one row per op, i = its position in the run */
-  incrMany: { text: 'SELECT i, status, result FROM incr_many($1::int2[], $2::bytea[], $3::int8[], $4::int8)' },
+  incrMany: call('incr_many', 'i, status, result', 'int2[]', 'bytea[]', 'int8[]', 'int8'),
 } satisfies Record<string, Statement>;

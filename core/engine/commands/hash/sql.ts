@@ -3,6 +3,7 @@
  * missing key); writes call the functions in ./functions.ts. $1 db, $2 key, the last $n now.
  */
 import type { Statement } from '../../key-store';
+import { call } from '../function-call';
 import { randomPickStatement, type RandomFamily } from '../collection/random-sql';
 import { scanStatement } from '../collection/scan-sql';
 import { liveKey as live } from '../collection/sql';
@@ -32,13 +33,11 @@ export const kHashSql = {
   rand: randomPickStatement(kHashRandom, 'value'),
   /** HSCAN: hashes of ≤ hash-max-listpack-entries (128) come whole (collection/scan-sql.ts) */
   scan: scanStatement({ table: 'hashes', id: 'field', extra: 'value', small: 128 }),
-  set: { text: 'SELECT status, n FROM h_set($1::int2, $2::bytea, $3::bytea[], $4::bytea[], $5::bool, $6::int8)' },
+  set: call('h_set', 'status, n', 'int2', 'bytea', 'bytea[]', 'bytea[]', 'bool', 'int8'),
   /** a run of HSET / HMSET to one key: the fields that were new (workers/storage/hset-run.ts) */
-  setNew: { text: 'SELECT status, field FROM h_set_new($1::int2, $2::bytea, $3::bytea[], $4::bytea[], $5::int8)' },
-  del: { text: 'SELECT status, n FROM h_del($1::int2, $2::bytea, $3::bytea[], $4::int8)' },
-  incrBy: { text: 'SELECT status, result::text FROM h_incrby($1::int2, $2::bytea, $3::bytea, $4::int8, $5::int8)' },
-  incrByFloat: {
-    text: 'SELECT status, result FROM h_incrbyfloat($1::int2, $2::bytea, $3::bytea, $4::bytea, $5::int8)',
-  },
+  setNew: call('h_set_new', 'status, field', 'int2', 'bytea', 'bytea[]', 'bytea[]', 'int8'),
+  del: call('h_del', 'status, n', 'int2', 'bytea', 'bytea[]', 'int8'),
+  incrBy: call('h_incrby', 'status, result::text', 'int2', 'bytea', 'bytea', 'int8', 'int8'),
+  incrByFloat: call('h_incrbyfloat', 'status, result', 'int2', 'bytea', 'bytea', 'bytea', 'int8'),
 } satisfies Record<string, Statement>;
 

@@ -4,6 +4,7 @@
  * EXISTS, the arrays of (db, key) the lane batches), the last $n now.
  */
 import type { Statement } from '../../key-store';
+import { call } from '../function-call';
 import { kWatchMark, live } from '../kv-row';
 
 export const kKeySql = {
@@ -24,13 +25,13 @@ export const kKeySql = {
   },
   // both keep WATCH marks: flushing a database touches only the watched keys it holds
   flushdb: { text: `DELETE FROM kv WHERE db = $1::int2 AND type <> ${kWatchMark}` },
-  flushall: { text: 'SELECT flush_all()' },
+  flushall: call('flush_all', ''),
   type: { text: `SELECT type FROM kv WHERE db = $1::int2 AND key = $2::bytea AND ${live('kv', '$3::int8')}` },
   ttl: {
     text: `SELECT expires_at::text FROM kv WHERE db = $1::int2 AND key = $2::bytea AND ${live('kv', '$3::int8')}`,
   },
   /** $3 the deadline (absolute ms), $4 NX 1, XX 2, GT 4, LT 8 */
-  expireAt: { text: 'SELECT expire_at($1::int2, $2::bytea, $3::int8, $4::int2, $5::int8)' },
+  expireAt: call('expire_at', '', 'int2', 'bytea', 'int8', 'int2', 'int8'),
   // a live key with a TTL. IS TRUE: no index condition on expires_at, which with few keys
   // holding a TTL in the statistics made custom plans read every such key through kv_expires_at
   persist: {
@@ -43,9 +44,9 @@ export const kKeySql = {
   /** MOVE key to db $3 */
   move: { text: 'SELECT move_key($1::int2, $2::bytea, $3::int2, $2::bytea, true, $4::int8)' },
   /** COPY $2 to ($3 db, $4 key), $5 REPLACE */
-  copy: { text: 'SELECT copy_key($1::int2, $2::bytea, $3::int2, $4::bytea, $5::bool, $6::int8)' },
-  swapdb: { text: 'SELECT swap_db($1::int2, $2::int2, $3::int8)' },
-  randomKey: { text: 'SELECT random_key($1::int2, $2::int8)' },
+  copy: call('copy_key', '', 'int2', 'bytea', 'int2', 'bytea', 'bool', 'int8'),
+  swapdb: call('swap_db', '', 'int2', 'int2', 'int8'),
+  randomKey: call('random_key', '', 'int2', 'int8'),
   /** KEYS with a literal prefix: the keys in [$2, $3) */
   keysRange: {
     text: `SELECT key FROM kv WHERE db = $1::int2 AND key >= $2::bytea AND key < $3::bytea AND ${live('kv', '$4::int8')} ORDER BY key`,

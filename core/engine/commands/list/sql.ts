@@ -3,6 +3,7 @@
  * ./functions.ts. Element i sits at position head + i. $1 db, $2 key, the last $n now.
  */
 import type { Statement } from '../../key-store';
+import { call } from '../function-call';
 import { liveKey as live } from '../collection/sql';
 
 const rows = 'l.db = k.db AND l.key = k.key';
@@ -37,12 +38,12 @@ export const kListSql = {
              ORDER BY l.pos DESC OFFSET $4::int8 LIMIT $5::int8) p ON true
            WHERE ${live(7)}`,
   },
-  push: { text: 'SELECT status, n FROM l_push($1::int2, $2::bytea, $3::bytea[], $4::bool, $5::bool, $6::int8)' },
-  pop: { text: 'SELECT status, value FROM l_pop($1::int2, $2::bytea, $3::int8, $4::bool, $5::int8)' },
-  set: { text: 'SELECT status FROM l_set($1::int2, $2::bytea, $3::int8, $4::bytea, $5::int8)' },
-  insert: { text: 'SELECT status, n FROM l_insert($1::int2, $2::bytea, $3::bool, $4::bytea, $5::bytea, $6::int8)' },
-  rem: { text: 'SELECT status, n FROM l_rem($1::int2, $2::bytea, $3::int8, $4::bytea, $5::int8)' },
-  trim: { text: 'SELECT status FROM l_trim($1::int2, $2::bytea, $3::int8, $4::int8, $5::int8)' },
-  move: { text: 'SELECT status, value FROM l_move($1::int2, $2::bytea, $3::bytea, $4::bool, $5::bool, $6::int8)' },
-  mpop: { text: 'SELECT status, key, value FROM l_mpop($1::int2, $2::bytea[], $3::bool, $4::int8, $5::int8)' },
+  push: call('l_push', 'status, n', 'int2', 'bytea', 'bytea[]', 'bool', 'bool', 'int8'),
+  pop: call('l_pop', 'status, value', 'int2', 'bytea', 'int8', 'bool', 'int8'),
+  set: call('l_set', 'status', 'int2', 'bytea', 'int8', 'bytea', 'int8'),
+  insert: call('l_insert', 'status, n', 'int2', 'bytea', 'bool', 'bytea', 'bytea', 'int8'),
+  rem: call('l_rem', 'status, n', 'int2', 'bytea', 'int8', 'bytea', 'int8'),
+  trim: call('l_trim', 'status', 'int2', 'bytea', 'int8', 'int8', 'int8'),
+  move: call('l_move', 'status, value', 'int2', 'bytea', 'bytea', 'bool', 'bool', 'int8'),
+  mpop: call('l_mpop', 'status, key, value', 'int2', 'bytea[]', 'bool', 'int8', 'int8'),
 } satisfies Record<string, Statement>;

@@ -3,6 +3,7 @@
  * the set algebra call ./functions.ts. $1 db, $2 key, the last $n now.
  */
 import type { Statement } from '../../key-store';
+import { call } from '../function-call';
 import { randomPickStatement, type RandomFamily } from '../collection/random-sql';
 import { scanStatement } from '../collection/scan-sql';
 import { liveKey as live } from '../collection/sql';
@@ -25,13 +26,13 @@ export const kSetSql = {
   rand: randomPickStatement(kSetRandom),
   /** SSCAN: sets of ≤ set-max-intset-entries (512) come whole (collection/scan-sql.ts) */
   scan: scanStatement({ table: 'sets', id: 'member', small: 512 }),
-  add: { text: 'SELECT status, n FROM s_add($1::int2, $2::bytea, $3::bytea[], $4::int8)' },
+  add: call('s_add', 'status, n', 'int2', 'bytea', 'bytea[]', 'int8'),
   /** a run of SADDs to one key: the members that were new (workers/storage/sadd-run.ts) */
-  addNew: { text: 'SELECT status, member FROM s_add_new($1::int2, $2::bytea, $3::bytea[], $4::int8)' },
-  rem: { text: 'SELECT status, n FROM s_rem($1::int2, $2::bytea, $3::bytea[], $4::int8)' },
-  pop: { text: 'SELECT status, member FROM s_pop($1::int2, $2::bytea, $3::int8, $4::int4, $5::int8)' },
-  move: { text: 'SELECT status FROM s_move($1::int2, $2::bytea, $3::bytea, $4::bytea, $5::int8)' },
+  addNew: call('s_add_new', 'status, member', 'int2', 'bytea', 'bytea[]', 'int8'),
+  rem: call('s_rem', 'status, n', 'int2', 'bytea', 'bytea[]', 'int8'),
+  pop: call('s_pop', 'status, member', 'int2', 'bytea', 'int8', 'int4', 'int8'),
+  move: call('s_move', 'status', 'int2', 'bytea', 'bytea', 'bytea', 'int8'),
   /** $2 op (1 inter, 2 union, 3 diff), $3 keys, $4 limit (0 = none) */
-  combine: { text: 'SELECT status, member FROM s_combine($1::int2, $2::int2, $3::bytea[], $4::int8, $5::int8)' },
-  store: { text: 'SELECT status, n FROM s_store($1::int2, $2::bytea, $3::int2, $4::bytea[], $5::int8)' },
+  combine: call('s_combine', 'status, member', 'int2', 'int2', 'bytea[]', 'int8', 'int8'),
+  store: call('s_store', 'status, n', 'int2', 'bytea', 'int2', 'bytea[]', 'int8'),
 } satisfies Record<string, Statement>;

@@ -3,6 +3,7 @@
  * writes and the set algebra call ./functions.ts. $1 db, $2 key, the last $n now.
  */
 import type { Statement } from '../../key-store';
+import { call } from '../function-call';
 import { randomPickStatement, type RandomFamily } from '../collection/random-sql';
 import { scanStatement } from '../collection/scan-sql';
 import { liveKey as live } from '../collection/sql';
@@ -17,7 +18,9 @@ export const kZsetRandom: RandomFamily = { fn: 'z_rand', table: 'zsets', id: 'me
  * implies the index's predicate `score IS NOT NULL` (schema v5, docs/postgres.md "Plans").
  */
 export const everyScore = (t: string): string => `${t}.score >= '-Infinity'::float8`;
-const range = '$3::int2, $4::bool, $5::int8, $6::int8, $7::float8, $8::float8, $9::bytea, $10::bytea, $11::int8, $12::int8';
+/** A range's bounds (z_range's p_kind … p_lim, zset/functions.ts), $3 to $12 after db and key */
+const kRange = ['int2', 'bool', 'int8', 'int8', 'float8', 'float8', 'bytea', 'bytea', 'int8', 'int8'];
+const range = kRange.map((t, i) => `$${i + 3}::${t}`).join(', ');
 
 export const kZsetSql = {
   score: {
@@ -48,27 +51,18 @@ export const kZsetSql = {
   rand: randomPickStatement(kZsetRandom, 'score'),
   /** ZSCAN: zsets of ≤ zset-max-listpack-entries (128) come whole (collection/scan-sql.ts) */
   scan: scanStatement({ table: 'zsets', id: 'member', extra: 'score', small: 128 }),
-  range: { text: `SELECT status, member, score FROM z_range($1::int2, $2::bytea, ${range}, $13::int8)` },
+  range: call('z_range', 'status, member, score', 'int2', 'bytea', ...kRange, 'int8'),
   rangeStore: {
     text: `SELECT status, n FROM z_rangestore($1::int2, $13::bytea, $2::bytea, ${range}, $14::int8)`,
   },
-  remRange: {
-    text: `SELECT status, n FROM z_remrange($1::int2, $2::bytea, $3::int2, $4::int8, $5::int8, $6::float8, $7::float8,
-             $8::bytea, $9::bytea, $10::int8)`,
-  },
-  add: {
-    text: 'SELECT status, added, changed, score FROM z_add($1::int2, $2::bytea, $3::bytea[], $4::float8[], $5::int2, $6::int8)',
-  },
-  rem: { text: 'SELECT status, n FROM z_rem($1::int2, $2::bytea, $3::bytea[], $4::int8)' },
-  pop: { text: 'SELECT status, member, score FROM z_pop($1::int2, $2::bytea, $3::int8, $4::bool, $5::int8)' },
-  mpop: { text: 'SELECT status, key, member, score FROM z_mpop($1::int2, $2::bytea[], $3::bool, $4::int8, $5::int8)' },
+  remRange: call('z_remrange', 'status, n', 'int2', 'bytea', 'int2', 'int8', 'int8', 'float8', 'float8', 'bytea', 'bytea', 'int8'),
+  add: call('z_add', 'status, added, changed, score', 'int2', 'bytea', 'bytea[]', 'float8[]', 'int2', 'int8'),
+  rem: call('z_rem', 'status, n', 'int2', 'bytea', 'bytea[]', 'int8'),
+  pop: call('z_pop', 'status, member, score', 'int2', 'bytea', 'int8', 'bool', 'int8'),
+  mpop: call('z_mpop', 'status, key, member, score', 'int2', 'bytea[]', 'bool', 'int8', 'int8'),
   /** $2 op (0 types only, 1 inter, 2 union, 3 diff), $3 keys, $4 weights, $5 aggregate (1 sum, 2 min, 3 max) */
-  combine: {
-    text: 'SELECT status, member, score FROM z_combine($1::int2, $2::int2, $3::bytea[], $4::float8[], $5::int2, $6::int8)',
-  },
-  store: {
-    text: 'SELECT status, n FROM z_store($1::int2, $2::bytea, $3::int2, $4::bytea[], $5::float8[], $6::int2, $7::int8)',
-  },
+  combine: call('z_combine', 'status, member, score', 'int2', 'int2', 'bytea[]', 'float8[]', 'int2', 'int8'),
+  store: call('z_store', 'status, n', 'int2', 'bytea', 'int2', 'bytea[]', 'float8[]', 'int2', 'int8'),
   /** ZINTERCARD: $2 keys, $3 limit (0 = none) */
-  interCard: { text: 'SELECT status, n FROM z_intercard($1::int2, $2::bytea[], $3::int8, $4::int8)' },
+  interCard: call('z_intercard', 'status, n', 'int2', 'bytea[]', 'int8', 'int8'),
 } satisfies Record<string, Statement>;
