@@ -1,7 +1,9 @@
 /**
- * PL/pgSQL pieces shared by the collection families (hashes, lists, sets, zsets), whose
- * functions.ts files build their functions from them. Each write command is one PL/pgSQL function: one round trip, exact when other lanes or instances write the same key
- * (the kv row is locked first), and one transaction.
+ * PL/pgSQL shared by the collection families (hashes, lists, sets, zsets): the pieces their
+ * functions.ts files build from, and the functions they have in common, generated from the
+ * family's table (collection/sql.ts CollectionTable). Each write command is one PL/pgSQL
+ * function: one round trip, exact when other lanes or instances write the same key (the kv row
+ * is locked first), and one transaction.
  *
  *   lock the kv row ─▶ expired? delete it (trigger kv_deleted) ─▶ other type? status 2 (WRONGTYPE)
  *        │ missing and the command creates: INSERT kv … ON CONFLICT (over a WATCH mark), else decide again
@@ -13,6 +15,7 @@
  * then family-specific codes (documented beside each function).
  */
 import { expired, kWatchMark } from '../kv-row';
+import type { CollectionTable } from './sql';
 
 /**
  * PL/pgSQL that locks key `keyVar` of family `type` for a write: afterwards `live` says whether
@@ -43,6 +46,33 @@ export function createKey(s: string, type: number, card: string, head = '0', key
 }
 
 /**
+ * Inside a LOOP, how a write that may create its key starts: lockKey (`onWrong` on another type),
+ * then, for a missing key, its kv row with `card` elements (createKey) and `rows`: the family's
+ * statements for a new key, ending with the function's RETURN. After it the key is live.
+ */
+export function lockOrCreate(s: string, type: number, card: string, rows: string, onWrong?: string): string {
+  return `${lockKey(s, type, 'p_key', 'r', 'live', onWrong)}
+         IF NOT live THEN
+           ${createKey(s, type, card)}
+           ${rows}
+         END IF;`;
+}
+
+/**
+ * dst (p_dst) := a new key of `type` holding n elements, whatever it held (a WATCH mark becomes
+ * it); n = 0 deletes it and returns. The caller then inserts the n rows (S*STORE, Z*STORE).
+ */
+export function replaceKey(s: string, type: number): string {
+  return `LOOP
+         DELETE FROM ${s}.kv WHERE db = p_db AND key = p_dst AND type <> ${kWatchMark};
+         IF n = 0 THEN RETURN; END IF;
+         INSERT INTO ${s}.kv AS k (db, key, type, card, head, version) VALUES (p_db, p_dst, ${type}, n, 0, txid_current())
+           ${kOverMark};
+         IF FOUND THEN EXIT; END IF;
+       END LOOP;`;
+}
+
+/**
  * ON CONFLICT clause of an INSERT INTO kv AS k of a new collection key (type, card, head,
  * version given): it replaces a WATCH mark (transactions/functions.ts), any other row wins.
  */
@@ -55,4 +85,73 @@ export function shrinkKey(s: string, n: string, keyVar = 'p_key', r = 'r'): stri
         IF ${r}.card - ${n} <= 0 THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = ${keyVar};
         ELSE UPDATE ${s}.kv SET card = card - ${n}, version = txid_current() WHERE db = p_db AND key = ${keyVar}; END IF;
       END IF;`;
+}
+
+/**
+ * lockKey for a write that answers a count (HDEL, LINSERT, ZREMRANGE…): a missing key answers
+ * status 1, n 0. Needs `r record; live bool;` and OUT status, n.
+ */
+export function lockForCount(s: string, type: number): string {
+  return `${lockKey(s, type)}
+       status := 1; n := 0;
+       IF NOT live THEN RETURN; END IF;`;
+}
+
+/**
+ * Inside a LOOP, the first thing a move (SMOVE, LMOVE) does: both kv rows locked in key order
+ * (no deadlock with a move the other way round); a missing source answers status 0; the
+ * destination is then d, live when dlive. Needs `r record; live bool; d record; dlive bool;`.
+ */
+export function lockPair(s: string, type: number): string {
+  return `PERFORM 1 FROM ${s}.kv WHERE db = p_db AND key IN (p_src, p_dst) ORDER BY key FOR NO KEY UPDATE;
+         ${lockKey(s, type, 'p_src')}
+         IF NOT live THEN status := 0; RETURN; END IF;
+         ${lockKey(s, type, 'p_dst', 'd', 'dlive')}`;
+}
+
+/**
+ * Redis's rank arithmetic for `a` … `b` over r.card elements (LTRIM, ZRANGE, ZREMRANGEBYRANK):
+ * negative ranks count from the end, then clamp; `empty` runs when nothing is in range.
+ */
+export function rankRange(empty: string): string {
+  return `IF a < 0 THEN a := r.card + a; END IF;
+         IF b < 0 THEN b := r.card + b; END IF;
+         IF a < 0 THEN a := 0; END IF;
+         IF a > b OR a >= r.card THEN ${empty} END IF;
+         IF b >= r.card THEN b := r.card - 1; END IF;`;
+}
+
+/** HDEL / SREM / ZREM, `fn`(db, key, ids, now): n = the elements removed; the key goes when emptied. */
+export function removeFunction(s: string, fn: string, t: CollectionTable): string {
+  return `CREATE OR REPLACE FUNCTION ${s}.${fn}(p_db int2, p_key bytea, p_m bytea[], p_now int8, OUT status int2, OUT n int8)
+     LANGUAGE plpgsql AS $f$
+     DECLARE r record; live bool;
+     BEGIN
+       ${lockForCount(s, t.type)}
+       DELETE FROM ${s}.${t.table} WHERE db = p_db AND key = p_key AND ${t.id} = ANY (p_m);
+       GET DIAGNOSTICS n = ROW_COUNT;
+       ${shrinkKey(s, 'n')}
+     END $f$`;
+}
+
+/**
+ * LMPOP / ZMPOP, `fn`(db, keys, end, count, now): the first key (argument order) holding the
+ * family's type pops through `pop`(db, key, count, end, now), whose columns after status are
+ * `columns`; another type on the way is WRONGTYPE. Rows (status, key, columns…).
+ */
+export function mpopFunction(s: string, fn: string, type: number, end: string, pop: string, columns: [string, string][]): string {
+  const nulls = columns.map(([c]) => `${c} := NULL; `).join('');
+  return `CREATE OR REPLACE FUNCTION ${s}.${fn}(p_db int2, p_keys bytea[], ${end} bool, p_count int8, p_now int8)
+     RETURNS TABLE (status int2, key bytea, ${columns.map(([c, ty]) => `${c} ${ty}`).join(', ')}) LANGUAGE plpgsql AS $f$
+     #variable_conflict use_column
+     DECLARE mk bytea; r record; live bool;
+     BEGIN
+       FOREACH mk IN ARRAY p_keys LOOP
+         ${lockKey(s, type, 'mk', 'r', 'live', `status := 2; key := NULL; ${nulls}RETURN NEXT; RETURN;`)}
+         IF live THEN
+           RETURN QUERY SELECT p.status, mk, ${columns.map(([c]) => `p.${c}`).join(', ')} FROM ${s}.${pop}(p_db, mk, p_count, ${end}, p_now) p;
+           RETURN;
+         END IF;
+       END LOOP;
+     END $f$`;
 }

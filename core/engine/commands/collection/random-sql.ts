@@ -37,7 +37,7 @@
  * subset, O(n log count)); else windowed picks with repeats skipped, as Redis's case 4 does.
  */
 import type { Statement } from '../../key-store';
-import { liveKey } from './sql';
+import { liveKey, type CollectionTable } from './sql';
 
 /**
  * whole when n ≤ this × picks. Measured (pgbench on the functions, 2 shared cores): a windowed
@@ -55,14 +55,9 @@ const kMaxRounds = 8;
 /** h values are in [0, 2^31) */
 const kSpan = 2147483648;
 
-export interface RandomFamily {
-  /** the function's name, e.g. s_rand */
+/** A family's element table and the name of its pick function, e.g. s_rand */
+export interface RandomFamily extends CollectionTable {
   fn: string;
-  table: string;
-  /** the element's identity column (member, field) */
-  id: string;
-  /** kv.type of the family */
-  type: number;
 }
 
 /**

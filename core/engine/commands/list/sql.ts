@@ -2,11 +2,12 @@
  * The list family's statements: reads return kv.type first (no row = missing key); writes call
  * ./functions.ts. Element i sits at position head + i. $1 db, $2 key, the last $n now.
  */
-import type { Statement } from '../../key-store';
+import { KeyType, type Statement } from '../../key-store';
 import { call } from '../function-call';
-import { liveKey as live } from '../collection/sql';
+import { liveKey as live, rowsOf, type CollectionTable } from '../collection/sql';
 
-const rows = 'l.db = k.db AND l.key = k.key';
+export const kListTable: CollectionTable = { table: 'lists', alias: 'l', id: 'pos', type: KeyType.List };
+const rows = rowsOf(kListTable);
 /** index argument $n as an offset from head: negative counts from the end */
 const offset = (n: number) => `(CASE WHEN $${n}::int8 < 0 THEN k.card + $${n}::int8 ELSE $${n}::int8 END)`;
 

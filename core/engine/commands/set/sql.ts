@@ -2,30 +2,28 @@
  * The set family's statements: reads return kv.type first (no row = missing key); writes and
  * the set algebra call ./functions.ts. $1 db, $2 key, the last $n now.
  */
-import type { Statement } from '../../key-store';
+import { KeyType, type Statement } from '../../key-store';
 import { call } from '../function-call';
 import { randomPickStatement, type RandomFamily } from '../collection/random-sql';
 import { scanStatement } from '../collection/scan-sql';
-import { liveKey as live } from '../collection/sql';
+import { everyElementSql, hasElementSql, liveKey as live, rowsOf, type CollectionTable } from '../collection/sql';
 
-const rows = 's.db = k.db AND s.key = k.key';
-
+export const kSetTable: CollectionTable = { table: 'sets', alias: 's', id: 'member', type: KeyType.Set };
 /** the random picks' function (collection/random-sql.ts), installed by ./functions.ts */
-export const kSetRandom: RandomFamily = { fn: 's_rand', table: 'sets', id: 'member', type: 3 };
+export const kSetRandom: RandomFamily = { ...kSetTable, fn: 's_rand' };
+const rows = rowsOf(kSetTable);
 
 export const kSetSql = {
-  isMember: {
-    text: `SELECT k.type, EXISTS (SELECT 1 FROM sets s WHERE ${rows} AND s.member = $3::bytea) FROM kv k WHERE ${live(4)}`,
-  },
+  isMember: hasElementSql(kSetTable),
   misMember: {
     text: `SELECT k.type, t.i::int4, EXISTS (SELECT 1 FROM sets s WHERE ${rows} AND s.member = t.m)
            FROM kv k CROSS JOIN unnest($3::bytea[]) WITH ORDINALITY AS t(m, i) WHERE ${live(4)}`,
   },
-  members: { text: `SELECT k.type, s.member FROM kv k LEFT JOIN sets s ON ${rows} WHERE ${live(3)}` },
+  members: everyElementSql(kSetTable, 's.member'),
   /** SRANDMEMBER: $3 count (-1 for one pick) */
   rand: randomPickStatement(kSetRandom),
   /** SSCAN: sets of ≤ set-max-intset-entries (512) come whole (collection/scan-sql.ts) */
-  scan: scanStatement({ table: 'sets', id: 'member', small: 512 }),
+  scan: scanStatement(kSetTable, { small: 512 }),
   add: call('s_add', 'status, n', 'int2', 'bytea', 'bytea[]', 'int8'),
   /** a run of SADDs to one key: the members that were new (workers/storage/sadd-run.ts) */
   addNew: call('s_add_new', 'status, member', 'int2', 'bytea', 'bytea[]', 'int8'),

@@ -16,6 +16,22 @@
 import { expired, live } from '../kv-row';
 import { floatFunctions } from './functions-float';
 
+/**
+ * PL/pgSQL: `result` := the integer in bytea `value` plus p_delta, by Redis's rules (string2ll:
+ * at most 20 bytes, no '+', no leading zeros, within int64): status 3 when `value` is no such
+ * integer, 4 when the sum overflows (INCRBY, HINCRBY). Needs `t text; n numeric;` declared.
+ */
+export function addInt64(value: string): string {
+  return `IF length(${value}) > 20 THEN status := 3; RETURN; END IF;
+           t := encode(${value}, 'escape');
+           IF t !~ '^(0|-?[1-9][0-9]*)$' THEN status := 3; RETURN; END IF;
+           n := t::numeric;
+           IF n > 9223372036854775807 OR n < -9223372036854775808 THEN status := 3; RETURN; END IF;
+           n := n + p_delta;
+           IF n > 9223372036854775807 OR n < -9223372036854775808 THEN status := 4; RETURN; END IF;
+           result := n::int8;`;
+}
+
 export function stringFunctions(s: string): string[] {
   return [
     // SET key value [NX|XX] [GET] [EX…|KEEPTTL]: p_cond 0 none, 1 NX, 2 XX; p_exp NULL = no TTL
@@ -53,14 +69,7 @@ export function stringFunctions(s: string): string[] {
          SELECT type, value, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key FOR UPDATE;
          IF FOUND AND ${live('r')} THEN
            IF r.type <> 0 THEN status := 2; RETURN; END IF;
-           IF length(r.value) > 20 THEN status := 3; RETURN; END IF;
-           t := encode(r.value, 'escape');
-           IF t !~ '^(0|-?[1-9][0-9]*)$' THEN status := 3; RETURN; END IF;
-           n := t::numeric;
-           IF n > 9223372036854775807 OR n < -9223372036854775808 THEN status := 3; RETURN; END IF;
-           n := n + p_delta;
-           IF n > 9223372036854775807 OR n < -9223372036854775808 THEN status := 4; RETURN; END IF;
-           result := n::int8;
+           ${addInt64('r.value')}
            UPDATE ${s}.kv SET value = convert_to(result::text, 'UTF8'), version = txid_current()
              WHERE db = p_db AND key = p_key;
            status := 1; RETURN;

@@ -5,9 +5,11 @@
  * Sets take part with score 1. Status codes: collection/functions.ts.
  */
 import { live } from '../kv-row';
+import { kSetTable } from '../set/sql';
+import { kZsetTable } from './sql';
 
-const kZset = 4;
-const kSet = 3;
+const kZset = kZsetTable.type;
+const kSet = kSetTable.type;
 
 /** f8add / f8mul: installed before the SQL functions that call them (z_agg_step checks its body) */
 export function scoreFunctions(s: string): string[] {

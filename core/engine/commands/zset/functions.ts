@@ -11,14 +11,13 @@
  *            inclusive upper ones arrive with a 0 byte appended: the next string)
  * then OFFSET p_off LIMIT p_lim (NULL = all) for BYSCORE / BYLEX.
  */
-import { createKey, kOverMark, lockKey, shrinkKey } from '../collection/functions';
-import { kWatchMark, live } from '../kv-row';
+import { createKey, lockForCount, lockKey, mpopFunction, rankRange, removeFunction, replaceKey, shrinkKey } from '../collection/functions';
+import { live } from '../kv-row';
 import { algebraFunctions, scoreFunctions } from './functions-algebra';
 import { randomPickFunction } from '../collection/random-sql';
-import { kZsetRandom } from './sql';
-import { everyScore } from './sql';
+import { everyScore, kZsetRandom, kZsetTable } from './sql';
 
-const kZset = 4;
+const kZset = kZsetTable.type;
 const kWrongRow = 'status := 2; member := NULL; score := NULL; RETURN NEXT; RETURN;';
 const rangeArgs = 'p_kind int2, p_rev bool, p_start int8, p_stop int8, p_lo float8, p_hi float8, p_llo bytea, p_lhi bytea, p_off int8, p_lim int8';
 
@@ -79,17 +78,7 @@ export function zsetFunctions(s: string): string[] {
            WHERE db = p_db AND key = p_key;
        END IF;
      END $f$`,
-    `CREATE OR REPLACE FUNCTION ${s}.z_rem(p_db int2, p_key bytea, p_m bytea[], p_now int8, OUT status int2, OUT n int8)
-     LANGUAGE plpgsql AS $f$
-     DECLARE r record; live bool;
-     BEGIN
-       ${lockKey(s, kZset)}
-       status := 1; n := 0;
-       IF NOT live THEN RETURN; END IF;
-       DELETE FROM ${s}.zsets WHERE db = p_db AND key = p_key AND member = ANY (p_m);
-       GET DIAGNOSTICS n = ROW_COUNT;
-       ${shrinkKey(s, 'n')}
-     END $f$`,
+    removeFunction(s, 'z_rem', kZsetTable),
     // ZPOPMIN / ZPOPMAX (p_max): up to p_count, in pop order. The index scan starts at the pop
     // bound (kv.zlo / zhi, schema v5: no walk over the dead entries of earlier pops) and the
     // members are deleted through the primary key (no join the planner could turn into a scan
@@ -127,19 +116,7 @@ export function zsetFunctions(s: string): string[] {
      END $f$`,
     // ZMPOP: the first key (argument order) holding a sorted set pops; another type on the way
     // is WRONGTYPE. Rows (status, key, member, score).
-    `CREATE OR REPLACE FUNCTION ${s}.z_mpop(p_db int2, p_keys bytea[], p_max bool, p_count int8, p_now int8)
-     RETURNS TABLE (status int2, key bytea, member bytea, score float8) LANGUAGE plpgsql AS $f$
-     #variable_conflict use_column
-     DECLARE mk bytea; r record; live bool;
-     BEGIN
-       FOREACH mk IN ARRAY p_keys LOOP
-         ${lockKey(s, kZset, 'mk', 'r', 'live', 'status := 2; key := NULL; member := NULL; score := NULL; RETURN NEXT; RETURN;')}
-         IF live THEN
-           RETURN QUERY SELECT p.status, mk, p.member, p.score FROM ${s}.z_pop(p_db, mk, p_count, p_max, p_now) p;
-           RETURN;
-         END IF;
-       END LOOP;
-     END $f$`,
+    mpopFunction(s, 'z_mpop', kZset, 'p_max', 'z_pop', [['member', 'bytea'], ['score', 'float8']]),
     // A range (see the top of this file), in the order asked for; read-only
     `CREATE OR REPLACE FUNCTION ${s}.z_range(p_db int2, p_key bytea, ${rangeArgs}, p_now int8)
      RETURNS TABLE (status int2, member bytea, score float8) LANGUAGE plpgsql STABLE AS $f$
@@ -152,11 +129,7 @@ export function zsetFunctions(s: string): string[] {
        IF r.type <> ${kZset} THEN RETURN QUERY SELECT 2::int2, NULL::bytea, NULL::float8; RETURN; END IF;
        RETURN QUERY SELECT 1::int2, NULL::bytea, NULL::float8; -- the key exists: ZRANGESTORE's empty result
        IF p_kind = 0 THEN
-         IF a < 0 THEN a := r.card + a; END IF;
-         IF b < 0 THEN b := r.card + b; END IF;
-         IF a < 0 THEN a := 0; END IF;
-         IF a > b OR a >= r.card THEN RETURN; END IF;
-         IF b >= r.card THEN b := r.card - 1; END IF;
+         ${rankRange('RETURN;')}
          p_off := a; p_lim := b - a + 1;
        END IF;
        IF p_off < 0 THEN RETURN; END IF;
@@ -203,13 +176,7 @@ export function zsetFunctions(s: string): string[] {
      LANGUAGE plpgsql AS $f$
      BEGIN
        status := 1; n := coalesce(cardinality(p_m), 0);
-       LOOP
-         DELETE FROM ${s}.kv WHERE db = p_db AND key = p_dst AND type <> ${kWatchMark};
-         IF n = 0 THEN RETURN; END IF;
-         INSERT INTO ${s}.kv AS k (db, key, type, card, head, version) VALUES (p_db, p_dst, ${kZset}, n, 0, txid_current())
-           ${kOverMark};
-         IF FOUND THEN EXIT; END IF;
-       END LOOP;
+       ${replaceKey(s, kZset)}
        INSERT INTO ${s}.zsets (db, key, member, score) SELECT p_db, p_dst, m, sc + 0 FROM unnest(p_m, p_sc) AS t(m, sc);
      END $f$`,
     // ZREMRANGEBYRANK / BYSCORE / BYLEX (bounds as for z_range, no offset); n removed
@@ -217,15 +184,9 @@ export function zsetFunctions(s: string): string[] {
        p_lo float8, p_hi float8, p_llo bytea, p_lhi bytea, p_now int8, OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
      DECLARE r record; live bool; a int8 := p_start; b int8 := p_stop;
      BEGIN
-       ${lockKey(s, kZset)}
-       status := 1; n := 0;
-       IF NOT live THEN RETURN; END IF;
+       ${lockForCount(s, kZset)}
        IF p_kind = 0 THEN
-         IF a < 0 THEN a := r.card + a; END IF;
-         IF b < 0 THEN b := r.card + b; END IF;
-         IF a < 0 THEN a := 0; END IF;
-         IF a > b OR a >= r.card THEN RETURN; END IF;
-         IF b >= r.card THEN b := r.card - 1; END IF;
+         ${rankRange('RETURN;')}
          DELETE FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key AND z.member = ANY (ARRAY(
            SELECT x.member FROM ${s}.zsets x WHERE x.db = p_db AND x.key = p_key AND ${everyScore('x')}
            ORDER BY x.score, x.member OFFSET a LIMIT b - a + 1));

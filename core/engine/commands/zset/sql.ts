@@ -2,16 +2,16 @@
  * The sorted-set family's statements: reads return kv.type first (no row = missing key); ranges,
  * writes and the set algebra call ./functions.ts. $1 db, $2 key, the last $n now.
  */
-import type { Statement } from '../../key-store';
+import { KeyType, type Statement } from '../../key-store';
 import { call } from '../function-call';
 import { randomPickStatement, type RandomFamily } from '../collection/random-sql';
 import { scanStatement } from '../collection/scan-sql';
-import { liveKey as live } from '../collection/sql';
+import { elementSql, elementsSql, liveKey as live, rowsOf, type CollectionTable } from '../collection/sql';
 
-const rows = 'z.db = k.db AND z.key = k.key';
-
+export const kZsetTable: CollectionTable = { table: 'zsets', alias: 'z', id: 'member', type: KeyType.Zset };
 /** the random picks' function (collection/random-sql.ts), installed by ./functions.ts */
-export const kZsetRandom: RandomFamily = { fn: 'z_rand', table: 'zsets', id: 'member', type: 4 };
+export const kZsetRandom: RandomFamily = { ...kZsetTable, fn: 'z_rand' };
+const rows = rowsOf(kZsetTable);
 /**
  * Always true (no score is NaN, and Postgres sorts NaN above -inf anyway): a query that walks
  * the zsets_score index in (score, member) order without a score bound says it, so that it
@@ -23,13 +23,8 @@ const kRange = ['int2', 'bool', 'int8', 'int8', 'float8', 'float8', 'bytea', 'by
 const range = kRange.map((t, i) => `$${i + 3}::${t}`).join(', ');
 
 export const kZsetSql = {
-  score: {
-    text: `SELECT k.type, z.score FROM kv k LEFT JOIN zsets z ON ${rows} AND z.member = $3::bytea WHERE ${live(4)}`,
-  },
-  mscore: {
-    text: `SELECT k.type, t.i::int4, z.score FROM kv k CROSS JOIN unnest($3::bytea[]) WITH ORDINALITY AS t(m, i)
-           LEFT JOIN zsets z ON ${rows} AND z.member = t.m WHERE ${live(4)}`,
-  },
+  score: elementSql(kZsetTable, 'z.score'),
+  mscore: elementsSql(kZsetTable, 'z.score'),
   /** rank from the bottom: elements before (score, member) in the zsets_score index */
   rank: {
     text: `SELECT k.type, k.card, (SELECT count(*) FROM zsets x WHERE x.db = k.db AND x.key = k.key
@@ -50,7 +45,7 @@ export const kZsetSql = {
   /** ZRANDMEMBER: $3 count (-1 for one pick); members with their scores */
   rand: randomPickStatement(kZsetRandom, 'score'),
   /** ZSCAN: zsets of ≤ zset-max-listpack-entries (128) come whole (collection/scan-sql.ts) */
-  scan: scanStatement({ table: 'zsets', id: 'member', extra: 'score', small: 128 }),
+  scan: scanStatement(kZsetTable, { extra: 'score', small: 128 }),
   range: call('z_range', 'status, member, score', 'int2', 'bytea', ...kRange, 'int8'),
   rangeStore: {
     text: `SELECT status, n FROM z_rangestore($1::int2, $13::bytea, $2::bytea, ${range}, $14::int8)`,
