@@ -32,6 +32,13 @@ export function addInt64(value: string): string {
            result := n::int8;`;
 }
 
+/** PL/pgSQL: the string at p_key into r (`cols`, type), `lock`ed: missing answers status 0, another type 2. */
+function liveString(s: string, cols: string, lock: string): string {
+  return `SELECT type, ${cols}, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key${lock};
+       IF NOT FOUND OR NOT ${live('r')} THEN status := 0; RETURN; END IF;
+       IF r.type <> 0 THEN status := 2; RETURN; END IF;`;
+}
+
 export function stringFunctions(s: string): string[] {
   return [
     // SET key value [NX|XX] [GET] [EX…|KEEPTTL]: p_cond 0 none, 1 NX, 2 XX; p_exp NULL = no TTL
@@ -101,9 +108,7 @@ export function stringFunctions(s: string): string[] {
      LANGUAGE plpgsql AS $f$
      DECLARE r record;
      BEGIN
-       SELECT type, value, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key FOR UPDATE;
-       IF NOT FOUND OR NOT ${live('r')} THEN status := 0; RETURN; END IF;
-       IF r.type <> 0 THEN status := 2; RETURN; END IF;
+       ${liveString(s, 'value', ' FOR UPDATE')}
        DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key;
        status := 1; val := r.value;
      END $f$`,
@@ -113,10 +118,7 @@ export function stringFunctions(s: string): string[] {
      LANGUAGE plpgsql AS $f$
      DECLARE r record;
      BEGIN
-       SELECT type, value, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key
-         FOR UPDATE;
-       IF NOT FOUND OR NOT ${live('r')} THEN status := 0; RETURN; END IF;
-       IF r.type <> 0 THEN status := 2; RETURN; END IF;
+       ${liveString(s, 'value', ' FOR UPDATE')}
        status := 1; val := r.value;
        IF p_mode = 1 AND p_exp <= p_now THEN
          DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key;
@@ -205,10 +207,8 @@ export function stringFunctions(s: string): string[] {
      LANGUAGE plpgsql STABLE AS $f$
      DECLARE r record; b int8 := p_start; e int8 := p_end;
      BEGIN
-       SELECT type, length(value) AS n, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key;
        val := ''::bytea;
-       IF NOT FOUND OR NOT ${live('r')} THEN status := 0; RETURN; END IF;
-       IF r.type <> 0 THEN status := 2; RETURN; END IF;
+       ${liveString(s, 'length(value) AS n', '')}
        status := 1;
        IF b < 0 AND e < 0 AND b > e THEN RETURN; END IF;
        IF b < 0 THEN b := r.n + b; END IF;
