@@ -39,6 +39,18 @@ function liveString(s: string, cols: string, lock: string): string {
        IF r.type <> 0 THEN status := 2; RETURN; END IF;`;
 }
 
+/**
+ * PL/pgSQL inside a LOOP, once the key proved missing (FOUND: its row is there, expired): the
+ * string `value`, without TTL, takes its place, then `done` sets the reply and the function
+ * returns; another session creating the key meanwhile sends the LOOP round again.
+ */
+function createString(s: string, value: string, done: string): string {
+  return `IF FOUND THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; END IF;
+         INSERT INTO ${s}.kv (db, key, type, value, expires_at, version) VALUES (p_db, p_key, 0, ${value}, NULL, txid_current())
+           ON CONFLICT (db, key) DO NOTHING;
+         IF FOUND THEN status := 1; ${done} RETURN; END IF;`;
+}
+
 export function stringFunctions(s: string): string[] {
   return [
     // SET key value [NX|XX] [GET] [EX…|KEEPTTL]: p_cond 0 none, 1 NX, 2 XX; p_exp NULL = no TTL
@@ -81,11 +93,7 @@ export function stringFunctions(s: string): string[] {
              WHERE db = p_db AND key = p_key;
            status := 1; RETURN;
          END IF;
-         IF FOUND THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; END IF;
-         INSERT INTO ${s}.kv (db, key, type, value, expires_at, version)
-           VALUES (p_db, p_key, 0, convert_to(p_delta::text, 'UTF8'), NULL, txid_current())
-           ON CONFLICT (db, key) DO NOTHING;
-         IF FOUND THEN status := 1; result := p_delta; RETURN; END IF;
+         ${createString(s, "convert_to(p_delta::text, 'UTF8')", 'result := p_delta;')}
        END LOOP;
      END $f$`,
     // A run of INCR/INCRBY/DECR/DECRBY from one lane batch, as one statement. Executed in (db, key)
@@ -162,10 +170,7 @@ export function stringFunctions(s: string): string[] {
            UPDATE ${s}.kv SET value = value || p_val, version = txid_current() WHERE db = p_db AND key = p_key;
            status := 1; len := r.n + length(p_val); RETURN;
          END IF;
-         IF FOUND THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; END IF;
-         INSERT INTO ${s}.kv (db, key, type, value, expires_at, version) VALUES (p_db, p_key, 0, p_val, NULL, txid_current())
-           ON CONFLICT (db, key) DO NOTHING;
-         IF FOUND THEN status := 1; len := length(p_val); RETURN; END IF;
+         ${createString(s, 'p_val', 'len := length(p_val);')}
        END LOOP;
      END $f$`,
     // n zero bytes, by doubling (decode(repeat('00', n)) would build a text twice the size)
@@ -195,10 +200,7 @@ export function stringFunctions(s: string): string[] {
            UPDATE ${s}.kv SET value = v, version = txid_current() WHERE db = p_db AND key = p_key;
            status := 1; len := length(v); RETURN;
          END IF;
-         IF FOUND THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; END IF;
-         INSERT INTO ${s}.kv (db, key, type, value, expires_at, version) VALUES (p_db, p_key, 0, v, NULL, txid_current())
-           ON CONFLICT (db, key) DO NOTHING;
-         IF FOUND THEN status := 1; len := length(v); RETURN; END IF;
+         ${createString(s, 'v', 'len := length(v);')}
        END LOOP;
      END $f$`,
     // GETRANGE key start end: Redis's index arithmetic (getrangeCommand), only the slice leaves
