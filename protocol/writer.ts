@@ -21,7 +21,6 @@ import {
 import { formatDouble } from './format-double';
 
 export { encodeCommand } from './encode-command';
-export { kReplies } from './replies';
 
 const kDefaultSlab = 4096;
 const kMaxSlab = 64 * 1024;
@@ -76,7 +75,7 @@ export class ReplyWriter {
     this.line(MINUS, text);
   }
 
-  /** Pre-encoded reply (kReplies, RespError bytes); 16 KiB or more is sent by reference. */
+  /** Pre-encoded reply (core's shared replies, RespError bytes); 16 KiB or more is sent by reference. */
   raw(bytes: Buffer): void {
     if (bytes.length >= kReplyByReference) return this.reference(bytes);
     const n = bytes.length;

@@ -20,8 +20,8 @@ export interface SetRequest {
   get: boolean;
 }
 
-/** A named SQL statement (prepared once per lane connection; names must be unique). */
-export interface Statement { name: string; text: string }
+/** An SQL statement: each lane connection prepares it once, on first use, by its text. */
+export interface Statement { text: string }
 
 /** Rows of a statement, each an array of column values (text format: bytea → Buffer, int2/int4 → number). */
 export type Rows = unknown[][];

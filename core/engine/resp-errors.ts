@@ -29,8 +29,6 @@ export const Err = {
       'you can run it from a local connection, otherwise you need to set this option in the ' +
       'configuration file, and then restart the server.',
   ),
-  storageUnavailable: (detail: string) =>
-    new RespError(`ERR PostgreSQL unavailable: ${detail}`),
 };
 
 export function wrongArity(name: string): RespError {

@@ -54,7 +54,7 @@ export interface QueuedCommand { spec: import('./commands/spec').CommandSpec; ar
 
 /**
  * A key WATCHed: the kv.version EXEC compares, of the live key or, for a key absent or expired
- * then, of its watch mark (core/engine/sql/functions-watch.ts), which the session releases when done.
+ * then, of its watch mark (core/engine/commands/transactions/functions.ts), which the session releases when done.
  * WATCH adds it at once and fills it when Postgres answers (`pending` until then), so commands
  * pipelined behind WATCH (MULTI … EXEC, UNWATCH) find it.
  */

@@ -4,6 +4,7 @@
  * share one query: ioredis sends INFO on every connect, and a connection storm must not turn
  * into a storm of full-table counts.
  */
+import { live } from '../engine/commands/kv-row';
 import type { PrimaryPg } from './primary-pg';
 
 type Fields = [string, string | number][];
@@ -25,7 +26,7 @@ export class KeyspaceInfo {
     const now = Date.now();
     const rows = await this.pg.query(
       `SELECT db, count(*)::int8, count(expires_at)::int8, coalesce(avg(expires_at - $1) FILTER (WHERE expires_at IS NOT NULL), 0)::int8
-       FROM kv WHERE expires_at IS NULL OR expires_at > $1 GROUP BY db ORDER BY db`, [now]);
+       FROM kv WHERE ${live('kv', '$1')} GROUP BY db ORDER BY db`, [now]);
     const fields: Fields = rows.map((r) => [`db${r[0]}`, `keys=${r[1]},expires=${r[2]},avg_ttl=${r[3]},subexpiry=0`]);
     this.cached = { at: Date.now(), fields };
     return fields;

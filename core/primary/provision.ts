@@ -9,7 +9,7 @@ import { checkConnection, connectClient, resolvePgTarget } from './postgres/conn
 import { SupervisedPostgres } from './postgres/embedded-supervisor';
 import { migrate } from './postgres/migrations';
 import { startupOptions, type StorageMode } from './postgres/schema';
-import { installFunctions } from '../engine/sql/functions';
+import { installFunctions } from '../engine/commands/install-functions';
 
 export interface Provisioned {
   url: string;

@@ -4,7 +4,7 @@ import { connectClient } from './postgres/connect';
 import { migrate } from './postgres/migrations';
 import { startupOptions } from './postgres/schema';
 import { freshSchema, testPgUrl } from '../../test/support/pg';
-import { installFunctions } from '../engine/sql/functions';
+import { installFunctions } from '../engine/commands/install-functions';
 import { PrimaryPg } from './primary-pg';
 import { Sweeper } from './sweeper';
 

@@ -25,7 +25,7 @@
  * it deleted instead of their count, and they go to the workers as Redis's `expired` events,
  * after the chunk's commit.
  */
-import { kWatchMark } from '../engine/sql/functions-watch';
+import { kWatchMark } from '../engine/commands/kv-row';
 import type { PrimaryPg } from './primary-pg';
 
 export interface SweeperOptions {
@@ -34,8 +34,8 @@ export interface SweeperOptions {
   chunk: number;
   /** longest time one cycle keeps deleting */
   budgetMs: number;
-  /** a WATCH mark not watched again for this long is deleted (functions-watch.ts), checked every
-   *  markCheckMs */
+  /** a WATCH mark not watched again for this long is deleted (engine/commands/transactions/functions.ts),
+   *  checked every markCheckMs */
   markTtlMs: number;
   markCheckMs: number;
   log: (line: string) => void;
@@ -60,7 +60,7 @@ export const kSweeperDefaults: Omit<SweeperOptions, 'log' | 'expired'> = {
 };
 const kRetryMs = 1000;
 
-// expires_at > 0: WATCH marks (expires_at ≤ 0, core/engine/sql/functions-watch.ts) are not expired
+// expires_at > 0: WATCH marks (expires_at ≤ 0, core/engine/commands/kv-row.ts) are not expired
 // keys, and the range keeps them out of the index scan instead of filtering them row by row
 const kSweepChunk = `WITH c AS MATERIALIZED (
     SELECT ctid FROM kv WHERE expires_at > 0 AND expires_at <= $1::int8 ORDER BY expires_at LIMIT $2::int4 FOR UPDATE SKIP LOCKED),

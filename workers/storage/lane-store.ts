@@ -11,7 +11,9 @@ import { Lane, type LaneOptions } from './lane';
 import { PendingReply } from '../../core/engine/pending-reply';
 import { OpKind, type Op } from './ops';
 import { Err } from './replies';
-import { kSql } from './statements';
+import { kKeySql } from '../../core/engine/commands/keys/sql';
+import { kStringSql } from '../../core/engine/commands/string/sql';
+import { kTransactionSql } from '../../core/engine/commands/transactions/sql';
 import { encodeBufferArray, int2Array, int8, int8Array } from '../../core/engine/pg-driver/binary-array';
 
 export class LaneStore implements KeyStore {
@@ -93,7 +95,7 @@ export class LaneStore implements KeyStore {
     // queued behind this WATCH finds the entries filled (Lane.take). Failed: version 0 matches
     // no row, so EXEC answers nil.
     return this.submit(s, {
-      kind: OpKind.Stmt, stmt: kSql.watch, values,
+      kind: OpKind.Stmt, stmt: kTransactionSql.watch, values,
       map(rows): Reply {
         for (const [i, version, mark] of rows as [number, string, boolean][]) Object.assign(entries[i - 1], { version, mark });
         return kOk;
@@ -117,7 +119,7 @@ export class LaneStore implements KeyStore {
     if (marks.length === 0) return;
     const values = [int2Array(marks.map((w) => w.db)), encodeBufferArray(marks.map((w) => w.key)),
       int8Array(marks.map((w) => Number(w.version)))];
-    this.submit(s, { kind: OpKind.Stmt, stmt: kSql.watchRelease, values, map: () => null, resolve: () => undefined }, new PendingReply());
+    this.submit(s, { kind: OpKind.Stmt, stmt: kTransactionSql.watchRelease, values, map: () => null, resolve: () => undefined }, new PendingReply());
   }
 
   exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply): PendingReply {
@@ -143,7 +145,7 @@ export class LaneStore implements KeyStore {
     const values = [String(s.db), key, req.value, req.expiresAt === null ? null : int8(req.expiresAt),
       String(req.cond), req.keepTtl ? 'true' : 'false', req.get ? 'true' : 'false', int8(Date.now())];
     return this.submit(s, {
-      kind: OpKind.Stmt, stmt: kSql.setCond, values, resolve: out.settle,
+      kind: OpKind.Stmt, stmt: kStringSql.setCond, values, resolve: out.settle,
       map(rows): Reply {
         const status = rows[0][0] as number;
         if (status === 2) return Err.wrongType;
@@ -158,17 +160,17 @@ export class LaneStore implements KeyStore {
     return this.submit(s, { kind: OpKind.Write, db: s.db, kv, exp: null, resolve: out.settle }, out);
   }
 
-  private keyStmt(s: Session, stmt: typeof kSql.del, keys: Buffer[]): PendingReply {
+  private keyStmt(s: Session, stmt: typeof kKeySql.del, keys: Buffer[]): PendingReply {
     const values = [int2Array(keys.map(() => s.db)), encodeBufferArray(keys), int8(Date.now())];
     return this.exec(s, stmt, values, (rows) => rows[0][0] as number);
   }
 
   del(s: Session, keys: Buffer[]): PendingReply {
-    return this.keyStmt(s, kSql.del, keys);
+    return this.keyStmt(s, kKeySql.del, keys);
   }
 
   exists(s: Session, keys: Buffer[]): PendingReply {
-    return this.keyStmt(s, kSql.exists, keys);
+    return this.keyStmt(s, kKeySql.exists, keys);
   }
 
   incrBy(s: Session, key: Buffer, delta: bigint): PendingReply {
@@ -178,11 +180,11 @@ export class LaneStore implements KeyStore {
 
   dbsize(s: Session): PendingReply {
     const values = [String(s.db), int8(Date.now())];
-    return this.exec(s, kSql.dbsize, values, (rows) => rows[0][0] as number);
+    return this.exec(s, kKeySql.dbsize, values, (rows) => rows[0][0] as number);
   }
 
   flush(s: Session, db: number | null): PendingReply {
-    const stmt = db === null ? kSql.flushall : kSql.flushdb;
+    const stmt = db === null ? kKeySql.flushall : kKeySql.flushdb;
     const values = db === null ? [] : [String(db)];
     return this.exec(s, stmt, values, () => kOk);
   }

@@ -24,6 +24,7 @@ import { Err, wrongTypeOrNull } from './replies';
 import { OpKind, opBytes, type IncrOp, type Op, type ReadOp, type StmtOp, type TxOp, type WriteOp } from './ops';
 import { mergeRunOf, type MergeRun } from './merge-run';
 import { kSql } from './statements';
+import { kTransactionSql } from '../../core/engine/commands/transactions/sql';
 import { writeOrder } from '../../core/engine/write-order';
 import { encodeBufferArray, int2Array, int8, int8Array } from '../../core/engine/pg-driver/binary-array';
 import { kOk } from '../../core/engine/shared-replies';
@@ -283,7 +284,7 @@ export class Lane {
     this.send(conn, 'BEGIN', [], note);
     if (tx.watch.length > 0) {
       const w = tx.watch;
-      this.send(conn, kSql.watchCheck.text, [int2Array(w.map((k) => k.db)), encodeBufferArray(w.map((k) => k.key)),
+      this.send(conn, kTransactionSql.watchCheck.text, [int2Array(w.map((k) => k.db)), encodeBufferArray(w.map((k) => k.key)),
         int8Array(w.map((k) => Number(k.version))), int8(Date.now())], note);
     }
     for (const op of tx.ops) {
@@ -345,7 +346,7 @@ function resolveReads(ops: ReadOp[], res: PgResult, total: number): void {
   }
 }
 
-/** incr_many rows: (i, status, result); statuses as incr_by's (core/engine/sql/functions.ts). */
+/** incr_many rows: (i, status, result); statuses as incr_by's (core/engine/commands/string/functions.ts). */
 function resolveIncrs(ops: IncrOp[], res: PgResult): void {
   for (let r = 0; r < res.rowCount; r++) {
     const op = ops[res.int(r, 0)! - 1];

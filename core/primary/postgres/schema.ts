@@ -52,7 +52,7 @@ export function validateStorageMode(mode: string): StorageMode {
 // converted or emptied table, a key missing from the sample) was a sequential scan of the table
 // or a sort of the whole collection per command, kept until the next ANALYZE. Off makes them the
 // last resort, taken only when no index path exists (docs/postgres.md "Plans";
-// core/engine/sql/hot-plans.test.ts checks every hot statement on empty, one-row, large and stale
+// test/sql/hot-plans.test.ts checks every hot statement on empty, one-row, large and stale
 // statistics).
 export function sessionSettings(mode: StorageMode, schema: string = kDefaultSchema): string[] {
   const sync = mode === 'logged' ? 'on' : 'off';

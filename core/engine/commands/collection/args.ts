@@ -61,3 +61,15 @@ export function parseMpop(argv: Buffer[], from: number, where: (arg: Buffer) => 
   }
   return { keys: argv.slice(from + 1, at), where: dir, count: count ?? 1n };
 }
+
+/** Removes repeated buffers, keeping the first occurrence (SADD a a: one member). */
+export function distinct(items: Buffer[]): Buffer[] {
+  if (items.length < 2) return items;
+  const seen = new Set<string>();
+  const out: Buffer[] = [];
+  for (const b of items) {
+    const k = b.toString('latin1');
+    if (!seen.has(k)) { seen.add(k); out.push(b); }
+  }
+  return out;
+}

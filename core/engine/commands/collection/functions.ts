@@ -1,10 +1,11 @@
 /**
- * Server-side SQL shared by the collection families (hashes, lists, sets, zsets), and the list
- * of every family's functions, installed by core/engine/sql/functions.ts. Each write command is one
- * PL/pgSQL function: one round trip, exact when other lanes or instances write the same key
- * (the kv row is locked first), and one transaction.
+ * PL/pgSQL shared by the collection families (hashes, lists, sets, zsets): the pieces their
+ * functions.ts files build from, and the functions they have in common, generated from the
+ * family's table (collection/sql.ts CollectionTable). Each write command is one PL/pgSQL
+ * function: one round trip, exact when other lanes or instances write the same key (the kv row
+ * is locked first), and one transaction.
  *
- *   lock the kv row ─▶ expired? delete it (rows cascade) ─▶ other type? status 2 (WRONGTYPE)
+ *   lock the kv row ─▶ expired? delete it (trigger kv_deleted) ─▶ other type? status 2 (WRONGTYPE)
  *        │ missing and the command creates: INSERT kv … ON CONFLICT (over a WATCH mark), else decide again
  *        ▼
  *   change the family's rows ─▶ kv.card / head / version updated, or the kv row deleted when
@@ -13,11 +14,8 @@
  * Status codes every function returns first: 0 = nothing done / missing, 1 = done, 2 = WRONGTYPE,
  * then family-specific codes (documented beside each function).
  */
-import { kWatchMark } from '../../sql/functions-watch';
-import { hashFunctions } from '../hash/functions';
-import { listFunctions } from '../list/functions';
-import { setFunctions } from '../set/functions';
-import { zsetFunctions } from '../zset/functions';
+import { expired, kWatchMark } from '../kv-row';
+import type { CollectionTable } from './sql';
 
 /**
  * PL/pgSQL that locks key `keyVar` of family `type` for a write: afterwards `live` says whether
@@ -31,7 +29,7 @@ export function lockKey(s: string, type: number, keyVar = 'p_key', r = 'r', live
   return `SELECT k.type, k.expires_at, k.card, k.head${extra} INTO ${r} FROM ${s}.kv k
         WHERE k.db = p_db AND k.key = ${keyVar} FOR NO KEY UPDATE;
       IF NOT FOUND THEN ${live} := false;
-      ELSIF ${r}.expires_at IS NOT NULL AND ${r}.expires_at <= p_now THEN
+      ELSIF ${expired(r)} THEN
         IF ${r}.type <> ${kWatchMark} THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = ${keyVar}; END IF; ${live} := false;
       ELSIF ${r}.type <> ${type} THEN ${onWrong}
       ELSE ${live} := true; END IF;`;
@@ -48,8 +46,35 @@ export function createKey(s: string, type: number, card: string, head = '0', key
 }
 
 /**
+ * Inside a LOOP, how a write that may create its key starts: lockKey (`onWrong` on another type),
+ * then, for a missing key, its kv row with `card` elements (createKey) and `rows`: the family's
+ * statements for a new key, ending with the function's RETURN. After it the key is live.
+ */
+export function lockOrCreate(s: string, type: number, card: string, rows: string, onWrong?: string): string {
+  return `${lockKey(s, type, 'p_key', 'r', 'live', onWrong)}
+         IF NOT live THEN
+           ${createKey(s, type, card)}
+           ${rows}
+         END IF;`;
+}
+
+/**
+ * dst (p_dst) := a new key of `type` holding n elements, whatever it held (a WATCH mark becomes
+ * it); n = 0 deletes it and returns. The caller then inserts the n rows (S*STORE, Z*STORE).
+ */
+export function replaceKey(s: string, type: number): string {
+  return `LOOP
+         DELETE FROM ${s}.kv WHERE db = p_db AND key = p_dst AND type <> ${kWatchMark};
+         IF n = 0 THEN RETURN; END IF;
+         INSERT INTO ${s}.kv AS k (db, key, type, card, head, version) VALUES (p_db, p_dst, ${type}, n, 0, txid_current())
+           ${kOverMark};
+         IF FOUND THEN EXIT; END IF;
+       END LOOP;`;
+}
+
+/**
  * ON CONFLICT clause of an INSERT INTO kv AS k of a new collection key (type, card, head,
- * version given): it replaces a WATCH mark (core/engine/sql/functions-watch.ts), any other row wins.
+ * version given): it replaces a WATCH mark (transactions/functions.ts), any other row wins.
  */
 export const kOverMark = `ON CONFLICT (db, key) DO UPDATE SET type = excluded.type, card = excluded.card, head = excluded.head,
         value = NULL, expires_at = NULL, version = excluded.version WHERE k.type = ${kWatchMark}`;
@@ -63,49 +88,70 @@ export function shrinkKey(s: string, n: string, keyVar = 'p_key', r = 'r'): stri
 }
 
 /**
- * Shared SQL functions: f8add / f8mul, IEEE double + and × as C does them (±inf on overflow, 0
- * on underflow) where Postgres raises "value out of range" instead (ZINCRBY, ZUNIONSTORE
- * WEIGHTS). HINCRBYFLOAT uses INCRBYFLOAT's long double functions (core/engine/sql/functions-float.ts).
+ * lockKey for a write that answers a count (HDEL, LINSERT, ZREMRANGE…): a missing key answers
+ * status 1, n 0. Needs `r record; live bool;` and OUT status, n.
  */
-export function sharedFunctions(s: string): string[] {
-  return [
-    // a + b in IEEE doubles: operands below 2^1022 cannot overflow; otherwise halve both
-    // (exact for such magnitudes), add, and double back unless that overflows
-    `CREATE OR REPLACE FUNCTION ${s}.f8add(a float8, b float8) RETURNS float8
-     LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-       SELECT CASE
-         WHEN a = 'NaN' OR b = 'NaN' OR a IN ('Infinity', '-Infinity') OR b IN ('Infinity', '-Infinity') THEN a + b
-         WHEN abs(a) < '0x1p1022'::float8 AND abs(b) < '0x1p1022'::float8 THEN a + b
-         WHEN abs(a / 2 + b / 2) >= '0x1p1023'::float8 THEN sign(a / 2 + b / 2) * 'Infinity'::float8
-         ELSE (a / 2 + b / 2) * 2 END $f$`,
-    // a × b in IEEE doubles: in range, one multiplication; else scaled by 2^±600 (exact) so
-    // Postgres never sees an overflow or underflow, then ±inf / the (sub)normal / 0
-    `CREATE OR REPLACE FUNCTION ${s}.f8mul(a float8, b float8) RETURNS float8
-     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
-     DECLARE l float8; big float8; small float8; p float8;
-       up constant float8 := '0x1p600'; down constant float8 := '0x1p-600';
-     BEGIN
-       IF a = 0 OR b = 0 OR a = 'NaN' OR b = 'NaN' OR a IN ('Infinity', '-Infinity') OR b IN ('Infinity', '-Infinity') THEN
-         RETURN a * b;
-       END IF;
-       l := ln(abs(a)) + ln(abs(b));
-       IF abs(l) < 690 THEN RETURN a * b; END IF;
-       IF abs(a) >= abs(b) THEN big := a; small := b; ELSE big := b; small := a; END IF;
-       IF l > 0 THEN
-         p := (big * down) * small;
-         -- p · 2^600 overflows exactly when p ≥ 2^424 (the double after DBL_MAX / 2^600)
-         IF abs(p) >= '0x1p424'::float8 THEN RETURN sign(p) * 'Infinity'::float8; END IF;
-         RETURN p * up;
-       END IF;
-       p := big * (small * up);
-       -- at most half the smallest subnormal (2^-1075) rounds to 0, ties to even
-       IF abs(p) <= '0x1p-475'::float8 THEN RETURN sign(p) * 0::float8; END IF;
-       RETURN p * down;
-     END $f$`,
-  ];
+export function lockForCount(s: string, type: number): string {
+  return `${lockKey(s, type)}
+       status := 1; n := 0;
+       IF NOT live THEN RETURN; END IF;`;
 }
 
-/** Every collection function, shared ones first: appended to core/engine/sql/functions.ts's list. */
-export function collectionFunctions(s: string): string[] {
-  return [...sharedFunctions(s), ...hashFunctions(s), ...setFunctions(s), ...listFunctions(s), ...zsetFunctions(s)];
+/**
+ * Inside a LOOP, the first thing a move (SMOVE, LMOVE) does: both kv rows locked in key order
+ * (no deadlock with a move the other way round); a missing source answers status 0; the
+ * destination is then d, live when dlive. Needs `r record; live bool; d record; dlive bool;`.
+ */
+export function lockPair(s: string, type: number): string {
+  return `PERFORM 1 FROM ${s}.kv WHERE db = p_db AND key IN (p_src, p_dst) ORDER BY key FOR NO KEY UPDATE;
+         ${lockKey(s, type, 'p_src')}
+         IF NOT live THEN status := 0; RETURN; END IF;
+         ${lockKey(s, type, 'p_dst', 'd', 'dlive')}`;
+}
+
+/**
+ * Redis's rank arithmetic for `a` … `b` over r.card elements (LTRIM, ZRANGE, ZREMRANGEBYRANK):
+ * negative ranks count from the end, then clamp; `empty` runs when nothing is in range.
+ */
+export function rankRange(empty: string): string {
+  return `IF a < 0 THEN a := r.card + a; END IF;
+         IF b < 0 THEN b := r.card + b; END IF;
+         IF a < 0 THEN a := 0; END IF;
+         IF a > b OR a >= r.card THEN ${empty} END IF;
+         IF b >= r.card THEN b := r.card - 1; END IF;`;
+}
+
+/** HDEL / SREM / ZREM, `fn`(db, key, ids, now): n = the elements removed; the key goes when emptied. */
+export function removeFunction(s: string, fn: string, t: CollectionTable): string {
+  return `CREATE OR REPLACE FUNCTION ${s}.${fn}(p_db int2, p_key bytea, p_m bytea[], p_now int8, OUT status int2, OUT n int8)
+     LANGUAGE plpgsql AS $f$
+     DECLARE r record; live bool;
+     BEGIN
+       ${lockForCount(s, t.type)}
+       DELETE FROM ${s}.${t.table} WHERE db = p_db AND key = p_key AND ${t.id} = ANY (p_m);
+       GET DIAGNOSTICS n = ROW_COUNT;
+       ${shrinkKey(s, 'n')}
+     END $f$`;
+}
+
+/**
+ * LMPOP / ZMPOP, `fn`(db, keys, end, count, now): the first key (argument order) holding the
+ * family's type pops through `pop`(db, key, count, end, now), whose columns after status are
+ * `columns`; another type on the way is WRONGTYPE. Rows (status, key, columns…).
+ */
+export function mpopFunction(s: string, fn: string, type: number, end: string, pop: string, columns: [string, string][]): string {
+  const nulls = columns.map(([c]) => `${c} := NULL; `).join('');
+  return `CREATE OR REPLACE FUNCTION ${s}.${fn}(p_db int2, p_keys bytea[], ${end} bool, p_count int8, p_now int8)
+     RETURNS TABLE (status int2, key bytea, ${columns.map(([c, ty]) => `${c} ${ty}`).join(', ')}) LANGUAGE plpgsql AS $f$
+     #variable_conflict use_column
+     DECLARE mk bytea; r record; live bool;
+     BEGIN
+       FOREACH mk IN ARRAY p_keys LOOP
+         ${lockKey(s, type, 'mk', 'r', 'live', `status := 2; key := NULL; ${nulls}RETURN NEXT; RETURN;`)}
+         IF live THEN
+           RETURN QUERY SELECT p.status, mk, ${columns.map(([c]) => `p.${c}`).join(', ')} FROM ${s}.${pop}(p_db, mk, p_count, ${end}, p_now) p;
+           RETURN;
+         END IF;
+       END LOOP;
+     END $f$`;
 }

@@ -37,7 +37,7 @@
  * subset, O(n log count)); else windowed picks with repeats skipped, as Redis's case 4 does.
  */
 import type { Statement } from '../../key-store';
-import { liveKey } from './sql';
+import { liveKey, type CollectionTable } from './sql';
 
 /**
  * whole when n ≤ this × picks. Measured (pgbench on the functions, 2 shared cores): a windowed
@@ -55,14 +55,9 @@ const kMaxRounds = 8;
 /** h values are in [0, 2^31) */
 const kSpan = 2147483648;
 
-export interface RandomFamily {
-  /** the function's name, e.g. s_rand */
+/** A family's element table and the name of its pick function, e.g. s_rand */
+export interface RandomFamily extends CollectionTable {
   fn: string;
-  table: string;
-  /** the element's identity column (member, field) */
-  id: string;
-  /** kv.type of the family */
-  type: number;
 }
 
 /**
@@ -139,13 +134,12 @@ export function randomPickFunction(s: string, f: RandomFamily): string {
  * then the element and `extra` (a column of the family's table joined by identity: a hash's
  * value, a zset's score) in pick order; no row = missing key.
  */
-export function randomPickStatement(name: string, f: RandomFamily, extra?: string): Statement {
+export function randomPickStatement(f: RandomFamily, extra?: string): Statement {
   // LATERAL: one primary-key probe per pick whatever the estimates (as a plain join, the
   // function's default 1000-row estimate gave a hash join over a sequential scan of the table)
   const join = extra === undefined ? '' :
     `LEFT JOIN LATERAL (SELECT x.${extra} FROM ${f.table} x WHERE x.db = k.db AND x.key = k.key AND x.${f.id} = p.el) x ON true`;
   return {
-    name,
     text: `SELECT k.type, p.el${extra === undefined ? '' : `, x.${extra}`} FROM kv k
            LEFT JOIN LATERAL ${f.fn}(k.db, k.key, CASE WHEN k.type = ${f.type} THEN k.card ELSE 0 END, $3::int8)
              WITH ORDINALITY AS p(el, i) ON true

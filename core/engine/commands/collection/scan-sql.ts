@@ -10,27 +10,23 @@
  * one range read of the (key, h) index.
  */
 import type { Statement } from '../../key-store';
-import { liveKey } from './sql';
+import { liveKey, type CollectionTable } from './sql';
 
-export interface ScanFamily {
-  table: string;
-  /** the element's column (field, member) */
-  id: string;
+export interface ScanOptions {
   /** the column sent after each element, or undefined */
   extra?: string;
   /** Redis 7.0's compact limit: hash-max-listpack-entries, set-max-intset-entries… */
   small: number;
 }
 
-export function scanStatement(name: string, f: ScanFamily): Statement {
-  const cols = `t.${f.id}, ${f.extra === undefined ? 'NULL::bytea' : `t.${f.extra}`}, t.h`;
+export function scanStatement(f: CollectionTable, o: ScanOptions): Statement {
+  const cols = `t.${f.id}, ${o.extra === undefined ? 'NULL::bytea' : `t.${o.extra}`}, t.h`;
   const rows = `FROM ${f.table} t WHERE t.db = k.db AND t.key = k.key`;
   return {
-    name,
-    text: `SELECT k.type, p.el, p.x, p.h, k.card <= ${f.small} FROM kv k LEFT JOIN LATERAL (
-             (SELECT ${cols} ${rows} AND k.card <= ${f.small} ORDER BY t.h)
+    text: `SELECT k.type, p.el, p.x, p.h, k.card <= ${o.small} FROM kv k LEFT JOIN LATERAL (
+             (SELECT ${cols} ${rows} AND k.card <= ${o.small} ORDER BY t.h)
              UNION ALL
-             (SELECT ${cols} ${rows} AND k.card > ${f.small} AND t.h >= $3::int8 ORDER BY t.h LIMIT $4::int8)
+             (SELECT ${cols} ${rows} AND k.card > ${o.small} AND t.h >= $3::int8 ORDER BY t.h LIMIT $4::int8)
            ) p (el, x, h) ON true
            WHERE ${liveKey(5)}`,
   };

@@ -20,7 +20,7 @@ import { Err } from '../../resp-errors';
 import { eqIgnoreCase, parseI64 } from '../args';
 import type { Session } from '../../session';
 import type { KeyType, Statement } from '../../key-store';
-import { dbArg, exec, nowArg, typedRead } from './exec';
+import { dbArg, exec, nowArg, typedRead } from '../exec';
 
 const kInvalidCursor = new RespError('ERR invalid cursor');
 const kULongMax = 18446744073709551615n;

@@ -3,11 +3,12 @@
  * integer" / "not a float", 4 = overflow / NaN or Infinity, 5 = the increment is not a float,
  * 6 = the increment is NaN or Infinity).
  */
-import { createKey, lockKey, shrinkKey } from '../collection/functions';
+import { createKey, lockKey, lockOrCreate, removeFunction } from '../collection/functions';
+import { addInt64 } from '../string/functions';
 import { randomPickFunction } from '../collection/random-sql';
-import { kHashRandom } from './sql';
+import { kHashRandom, kHashTable } from './sql';
 
-const kHash = 1;
+const kHash = kHashTable.type;
 
 export function hashFunctions(s: string): string[] {
   return [
@@ -17,14 +18,10 @@ export function hashFunctions(s: string): string[] {
        OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
      DECLARE r record; live bool;
      BEGIN
+       status := 1;
        LOOP
-         ${lockKey(s, kHash)}
-         status := 1;
-         IF NOT live THEN
-           ${createKey(s, kHash, 'cardinality(p_f)')}
-           INSERT INTO ${s}.hashes (db, key, field, value) SELECT p_db, p_key, f, v FROM unnest(p_f, p_v) AS t(f, v);
-           n := cardinality(p_f); RETURN;
-         END IF;
+         ${lockOrCreate(s, kHash, 'cardinality(p_f)', `INSERT INTO ${s}.hashes (db, key, field, value) SELECT p_db, p_key, f, v FROM unnest(p_f, p_v) AS t(f, v);
+           n := cardinality(p_f); RETURN;`)}
          IF p_nx THEN
            INSERT INTO ${s}.hashes (db, key, field, value) SELECT p_db, p_key, f, v FROM unnest(p_f, p_v) AS t(f, v)
              ON CONFLICT DO NOTHING;
@@ -48,13 +45,9 @@ export function hashFunctions(s: string): string[] {
      DECLARE r record; live bool; n int8;
      BEGIN
        LOOP
-         ${lockKey(s, kHash, 'p_key', 'r', 'live', 'status := 2; field := NULL; RETURN NEXT; RETURN;')}
-         IF NOT live THEN
-           ${createKey(s, kHash, 'cardinality(p_f)')}
-           RETURN QUERY INSERT INTO ${s}.hashes AS h (db, key, field, value)
+         ${lockOrCreate(s, kHash, 'cardinality(p_f)', `RETURN QUERY INSERT INTO ${s}.hashes AS h (db, key, field, value)
              SELECT p_db, p_key, f, v FROM unnest(p_f, p_v) AS t(f, v) RETURNING 1::int2, h.field;
-           RETURN;
-         END IF;
+           RETURN;`, 'status := 2; field := NULL; RETURN NEXT; RETURN;')}
          RETURN QUERY WITH u AS (
            INSERT INTO ${s}.hashes AS h (db, key, field, value) SELECT p_db, p_key, f, v FROM unnest(p_f, p_v) AS t(f, v)
            ON CONFLICT (db, key, field) DO UPDATE SET value = excluded.value RETURNING h.field AS f, h.xmax = 0 AS added)
@@ -64,51 +57,30 @@ export function hashFunctions(s: string): string[] {
          RETURN;
        END LOOP;
      END $f$`,
-    `CREATE OR REPLACE FUNCTION ${s}.h_del(p_db int2, p_key bytea, p_f bytea[], p_now int8,
-       OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
-     DECLARE r record; live bool;
-     BEGIN
-       ${lockKey(s, kHash)}
-       status := 1; n := 0;
-       IF NOT live THEN RETURN; END IF;
-       DELETE FROM ${s}.hashes WHERE db = p_db AND key = p_key AND field = ANY (p_f);
-       GET DIAGNOSTICS n = ROW_COUNT;
-       ${shrinkKey(s, 'n')}
-     END $f$`,
+    removeFunction(s, 'h_del', kHashTable),
     // HINCRBY: the stored value must read as a 64-bit integer the way Redis's string2ll reads it
     `CREATE OR REPLACE FUNCTION ${s}.h_incrby(p_db int2, p_key bytea, p_f bytea, p_delta int8, p_now int8,
        OUT status int2, OUT result int8) LANGUAGE plpgsql AS $f$
-     DECLARE r record; live bool; old bytea; t text; x numeric;
+     DECLARE r record; live bool; old bytea; t text; n numeric;
      BEGIN
+       status := 1;
        LOOP
-         ${lockKey(s, kHash)}
-         status := 1;
-         IF NOT live THEN
-           ${createKey(s, kHash, '1')}
-           INSERT INTO ${s}.hashes (db, key, field, value) VALUES (p_db, p_key, p_f, convert_to(p_delta::text, 'UTF8'));
-           result := p_delta; RETURN;
-         END IF;
+         ${lockOrCreate(s, kHash, '1', `INSERT INTO ${s}.hashes (db, key, field, value) VALUES (p_db, p_key, p_f, convert_to(p_delta::text, 'UTF8'));
+           result := p_delta; RETURN;`)}
          SELECT value INTO old FROM ${s}.hashes WHERE db = p_db AND key = p_key AND field = p_f;
          IF NOT FOUND THEN
            INSERT INTO ${s}.hashes (db, key, field, value) VALUES (p_db, p_key, p_f, convert_to(p_delta::text, 'UTF8'));
            UPDATE ${s}.kv SET card = card + 1, version = txid_current() WHERE db = p_db AND key = p_key;
            result := p_delta; RETURN;
          END IF;
-         IF length(old) > 20 THEN status := 3; RETURN; END IF;
-         t := encode(old, 'escape');
-         IF t !~ '^(0|-?[1-9][0-9]*)$' THEN status := 3; RETURN; END IF;
-         x := t::numeric;
-         IF x > 9223372036854775807 OR x < -9223372036854775808 THEN status := 3; RETURN; END IF;
-         x := x + p_delta;
-         IF x > 9223372036854775807 OR x < -9223372036854775808 THEN status := 4; RETURN; END IF;
-         result := x::int8;
+         ${addInt64('old')}
          UPDATE ${s}.hashes SET value = convert_to(result::text, 'UTF8') WHERE db = p_db AND key = p_key AND field = p_f;
          UPDATE ${s}.kv SET version = txid_current() WHERE db = p_db AND key = p_key;
          RETURN;
        END LOOP;
      END $f$`,
     // HINCRBYFLOAT: long double arithmetic as Redis does it, with INCRBYFLOAT's ld_* functions
-    // (core/engine/sql/functions-float.ts); the increment is checked before the key, as in Redis
+    // (string/functions-float.ts); the increment is checked before the key, as in Redis
     `CREATE OR REPLACE FUNCTION ${s}.h_incrbyfloat(p_db int2, p_key bytea, p_f bytea, p_incr bytea, p_now int8,
        OUT status int2, OUT result text) LANGUAGE plpgsql AS $f$
      DECLARE r record; live bool; old bytea; a record; b record; c record;

@@ -3,7 +3,7 @@
  * https://redis.io/commands/hget/
  */
 import { KeyType } from '../../key-store';
-import { dbArg, exec, nowArg, typedRead } from '../collection/exec';
+import { dbArg, exec, nowArg, typedRead } from '../exec';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
 import { kHashSql } from './sql';

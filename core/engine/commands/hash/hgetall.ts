@@ -6,7 +6,7 @@
  */
 import { RespMap, type Reply } from '../../reply';
 import { KeyType, type Statement } from '../../key-store';
-import { dbArg, exec, nowArg, typedRead } from '../collection/exec';
+import { dbArg, exec, nowArg, typedRead } from '../exec';
 import { defineCommand } from '../define';
 import { kOneKey, type CommandSpec } from '../spec';
 import { kHashSql } from './sql';

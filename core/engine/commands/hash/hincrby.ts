@@ -6,7 +6,7 @@
 import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { parseI64 } from '../args';
-import { dbArg, exec, int, int8, nowArg, statusReply } from '../collection/exec';
+import { dbArg, exec, int8Reply, int8, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
 import { kHashSql } from './sql';
@@ -22,6 +22,6 @@ export const hincrby = defineCommand({
     const delta = parseI64(argv[3]);
     if (delta === undefined) return Err.notInteger;
     return exec(s, kHashSql.incrBy, [dbArg(s), argv[1], argv[2], int8(delta), nowArg()],
-      statusReply({ 3: kNotInteger, 4: Err.overflow }, (rows) => int(rows[0][1])));
+      statusReply({ 3: kNotInteger, 4: Err.overflow }, (rows) => int8Reply(rows[0][1])));
   },
 });

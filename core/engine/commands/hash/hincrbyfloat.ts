@@ -6,7 +6,7 @@
  */
 import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
-import { dbArg, exec, nowArg, statusReply } from '../collection/exec';
+import { dbArg, exec, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
 import { kHashSql } from './sql';

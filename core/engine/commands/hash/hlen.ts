@@ -3,7 +3,7 @@
  * https://redis.io/commands/hlen/
  */
 import { KeyType } from '../../key-store';
-import { dbArg, exec, int, nowArg, typedRead } from '../collection/exec';
+import { dbArg, exec, int8Reply, nowArg, typedRead } from '../exec';
 import { kCardSql } from '../collection/sql';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
@@ -11,5 +11,5 @@ import { kOneKey } from '../spec';
 export const hlen = defineCommand({
   name: 'hlen', arity: 2, flags: ['readonly', 'fast'], keys: kOneKey, acl: ['read', 'hash', 'fast'],
   group: 'hash', since: '2.0.0', summary: 'Returns the number of fields in a hash.', complexity: 'O(1)',
-  run: (s, argv) => exec(s, kCardSql, [dbArg(s), argv[1], nowArg()], typedRead(KeyType.Hash, 0, (rows) => int(rows[0][1]))),
+  run: (s, argv) => exec(s, kCardSql, [dbArg(s), argv[1], nowArg()], typedRead(KeyType.Hash, 0, (rows) => int8Reply(rows[0][1]))),
 });

@@ -4,7 +4,7 @@
  */
 import type { Reply } from '../../reply';
 import { KeyType } from '../../key-store';
-import { encodeBufferArray, dbArg, exec, nowArg, typedRead } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, nowArg, typedRead } from '../exec';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
 import { kHashSql } from './sql';

@@ -5,7 +5,7 @@
  */
 import { wrongArity } from '../../resp-errors';
 import { kOk } from '../../shared-replies';
-import { dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
+import { dbArg, exec, int8Reply, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { kOneKey, type CommandSpec } from '../spec';
 import { kHashSql } from './sql';
@@ -28,7 +28,7 @@ function hsetLike(name: 'hset' | 'hmset', summary: string): CommandSpec {
       // fields and values as Buffer[] (encoded as bytea[] by the connection): the lane merges
       // consecutive HSETs to one key into one call (workers/storage/hset-run.ts)
       const values = [dbArg(s), argv[1], pairs.map((p) => p[0]), pairs.map((p) => p[1]), 'false', nowArg()];
-      return exec(s, kHashSql.set, values, statusReply({}, (rows) => (name === 'hset' ? int(rows[0][1]) : kOk)));
+      return exec(s, kHashSql.set, values, statusReply({}, (rows) => (name === 'hset' ? int8Reply(rows[0][1]) : kOk)));
     },
   });
 }

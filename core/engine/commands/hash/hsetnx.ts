@@ -2,7 +2,7 @@
  * HSETNX key field value — 1 when the field was set, 0 when it already existed.
  * https://redis.io/commands/hsetnx/
  */
-import { encodeBufferArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, int8Reply, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { whenDone } from '../events';
 import { kOneKey } from '../spec';
@@ -15,6 +15,6 @@ export const hsetnx = defineCommand({
   complexity: 'O(1)',
   run(s, argv) {
     const values = [dbArg(s), argv[1], encodeBufferArray([argv[2]]), encodeBufferArray([argv[3]]), 'true', nowArg()];
-    return exec(s, kHashSql.set, values, statusReply({}, (rows) => int(rows[0][1])));
+    return exec(s, kHashSql.set, values, statusReply({}, (rows) => int8Reply(rows[0][1])));
   },
 });

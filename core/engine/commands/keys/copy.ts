@@ -9,9 +9,10 @@ import { Err } from '../../resp-errors';
 import { lower } from '../args';
 import { defineCommand } from '../define';
 import { copyEvents } from './events';
-import { dbOf, kSameObject, nowMs, parseDb } from './shared';
+import { kSameObject, parseDb } from './shared';
+import { dbArg, nowArg } from '../exec';
+import { kKeySql } from './sql';
 
-const kStmt = { name: 'pr_copy', text: 'SELECT copy_key($1::int2, $2::bytea, $3::int2, $4::bytea, $5::bool, $6::int8)' };
 
 export const copy = defineCommand({
   name: 'copy', arity: -3, flags: ['write', 'denyoom'], keys: { first: 1, last: 2, step: 1 },
@@ -31,7 +32,7 @@ export const copy = defineCommand({
       } else return Err.syntax;
     }
     if (dst === s.db && argv[1].equals(argv[2])) return kSameObject;
-    const values = [dbOf(s), argv[1], String(dst), argv[2], replace ? 'true' : 'false', nowMs()];
-    return s.server.store.exec(s, kStmt, values, (rows) => rows[0][0] as number);
+    const values = [dbArg(s), argv[1], String(dst), argv[2], replace ? 'true' : 'false', nowArg()];
+    return s.server.store.exec(s, kKeySql.copy, values, (rows) => rows[0][0] as number);
   },
 });

@@ -11,14 +11,14 @@ import { lower, parseI64 } from '../args';
 import { defineCommand } from '../define';
 import { expireEvents } from './events';
 import { kOneKey, type CommandSpec } from '../spec';
-import { dbOf } from './shared';
+import { dbArg, nowArg } from '../exec';
+import { kKeySql } from './sql';
 
 const kI64Max = 9223372036854775807n;
 const kI64Min = -9223372036854775808n;
 const kFlags = new Map([['nx', 1], ['xx', 2], ['gt', 4], ['lt', 8]]);
 const kNxWith = new RespError('ERR NX and XX, GT or LT options at the same time are not compatible');
 const kGtLt = new RespError('ERR GT and LT options at the same time are not compatible');
-const kStmt = { name: 'pr_expire_at', text: 'SELECT expire_at($1::int2, $2::bytea, $3::int8, $4::int2, $5::int8)' };
 
 function parseFlags(argv: Buffer[]): number | RespError {
   let flags = 0;
@@ -52,7 +52,7 @@ function expire(name: string, unit: 's' | 'ms', absolute: boolean, since: string
       const base = absolute ? 0n : now;
       if (when > kI64Max - base) return Err.invalidExpire(name);
       when += base;
-      return s.server.store.exec(s, kStmt, [dbOf(s), argv[1], String(when), String(flags), String(now)],
+      return s.server.store.exec(s, kKeySql.expireAt, [dbArg(s), argv[1], String(when), String(flags), nowArg(now)],
         (rows) => rows[0][0] as number);
     },
   });

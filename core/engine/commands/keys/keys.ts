@@ -6,16 +6,9 @@
 import { globMatch } from '../../glob';
 import { defineCommand } from '../define';
 import { globRange, matchesAll } from './glob-range';
-import { dbOf, live, nowMs } from './shared';
+import { dbArg, nowArg } from '../exec';
+import { kKeySql } from './sql';
 
-const kBounded = {
-  name: 'pr_keys_range',
-  text: `SELECT key FROM kv WHERE db = $1::int2 AND key >= $2::bytea AND key < $3::bytea AND ${live('$4')} ORDER BY key`,
-};
-const kOpen = {
-  name: 'pr_keys_from',
-  text: `SELECT key FROM kv WHERE db = $1::int2 AND key >= $2::bytea AND ${live('$3')} ORDER BY key`,
-};
 
 export const keys = defineCommand({
   name: 'keys', arity: 2, flags: ['readonly'], acl: ['keyspace', 'read', 'slow', 'dangerous'], group: 'generic',
@@ -25,7 +18,7 @@ export const keys = defineCommand({
     const pattern = argv[1];
     const { from, to } = globRange(pattern);
     const all = matchesAll(pattern);
-    const [stmt, values] = to === undefined ? [kOpen, [dbOf(s), from, nowMs()]] : [kBounded, [dbOf(s), from, to, nowMs()]];
+    const [stmt, values] = to === undefined ? [kKeySql.keysFrom, [dbArg(s), from, nowArg()]] : [kKeySql.keysRange, [dbArg(s), from, to, nowArg()]];
     return s.server.store.exec(s, stmt, values, (rows) => {
       const out: Buffer[] = [];
       for (const r of rows) if (all || globMatch(pattern, r[0] as Buffer)) out.push(r[0] as Buffer);

@@ -10,12 +10,9 @@ import { Simple } from '../../reply';
 import { Err } from '../../resp-errors';
 import { lower, parseI64 } from '../args';
 import { defineCommand } from '../define';
-import { dbOf, nowMs } from './shared';
+import { dbArg, nowArg } from '../exec';
+import { kKeySql } from './sql';
 
-const kStmt = {
-  name: 'pr_memory_usage',
-  text: 'SELECT type, bytes::text, small FROM key_size($1::int2, $2::bytea, $3::int8) WHERE type IS NOT NULL',
-};
 
 /** jemalloc's size class of an n-byte allocation */
 export function sizeClass(n: number): number {
@@ -57,7 +54,7 @@ const usage = defineCommand({
       if (n < 0n) return Err.syntax;
     }
     const key = argv[2];
-    return s.server.store.exec(s, kStmt, [dbOf(s), key, nowMs()], (rows) => {
+    return s.server.store.exec(s, kKeySql.memoryUsage, [dbArg(s), key, nowArg()], (rows) => {
       if (rows.length === 0) return null;
       const [type, bytes, small] = rows[0] as [number, string, Buffer | null];
       if (type !== 0) return stringUsage(key.length, 0, true) + Number(bytes);

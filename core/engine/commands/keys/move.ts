@@ -7,9 +7,10 @@ import { RespError } from '../../reply';
 import { defineCommand } from '../define';
 import { moveEvents } from './events';
 import { kOneKey } from '../spec';
-import { dbOf, kSameObject, nowMs, parseDb } from './shared';
+import { kSameObject, parseDb } from './shared';
+import { dbArg, nowArg } from '../exec';
+import { kKeySql } from './sql';
 
-const kStmt = { name: 'pr_move', text: 'SELECT move_key($1::int2, $2::bytea, $3::int2, $2::bytea, true, $4::int8)' };
 
 export const move = defineCommand({
   name: 'move', arity: 3, flags: ['write', 'fast'], keys: kOneKey, acl: ['keyspace', 'write', 'fast'],
@@ -19,7 +20,7 @@ export const move = defineCommand({
     const db = parseDb(argv[2], s.server.config.int('databases'));
     if (db instanceof RespError) return db;
     if (db === s.db) return kSameObject;
-    return s.server.store.exec(s, kStmt, [dbOf(s), argv[1], String(db), nowMs()],
+    return s.server.store.exec(s, kKeySql.move, [dbArg(s), argv[1], String(db), nowArg()],
       (rows) => Math.max(0, rows[0][0] as number));
   },
 });

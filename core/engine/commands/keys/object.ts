@@ -13,18 +13,12 @@ import { RespError, Simple, type Reply } from '../../reply';
 import { parseI64 } from '../args';
 import { defineCommand } from '../define';
 import type { CommandSpec } from '../spec';
-import { dbOf, live, nowMs } from './shared';
+import { dbArg, nowArg } from '../exec';
+import { kKeySql } from './sql';
 
 const kAdjust = 'Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.';
 const kNoLfu = new RespError(`ERR An LFU maxmemory policy is not selected, access frequency not tracked. ${kAdjust}`);
 const kLfu = new RespError(`ERR An LFU maxmemory policy is selected, idle time not tracked. ${kAdjust}`);
-// the value only when it could be an int (≤ 20 bytes); card read by name so it may be absent
-const kStmt = {
-  name: 'pr_object',
-  text: `SELECT type, length(value)::int8, CASE WHEN length(value) <= 20 THEN value END,
-           CASE WHEN type <> 0 THEN (to_jsonb(kv.*) ->> 'card') END
-         FROM kv WHERE db = $1::int2 AND key = $2::bytea AND ${live('$3')}`,
-};
 
 interface KeyInfo { type: number; len: number; small: Buffer | null; card: number | null }
 
@@ -50,7 +44,7 @@ function sub(name: string, summary: string, answer: (s: Parameters<CommandSpec['
     name: `object|${name}`, arity: 3, flags: ['readonly'], keys: { first: 2, last: 2, step: 1 },
     acl: ['keyspace', 'read', 'slow'], group: 'generic', since: name === 'freq' ? '4.0.0' : '2.2.3', summary,
     tips: ['nondeterministic_output'],
-    run: (s, argv) => s.server.store.exec(s, kStmt, [dbOf(s), argv[2], nowMs()], (rows) => {
+    run: (s, argv) => s.server.store.exec(s, kKeySql.object, [dbArg(s), argv[2], nowArg()], (rows) => {
       if (rows.length === 0) return null;
       const [type, len, small, card] = rows[0];
       return answer(s, { type: type as number, len: Number(len), small: small as Buffer | null, card: card === null ? null : Number(card) });

@@ -4,13 +4,13 @@
  * https://redis.io/commands/randomkey/
  */
 import { defineCommand } from '../define';
-import { dbOf, nowMs } from './shared';
+import { dbArg, nowArg } from '../exec';
+import { kKeySql } from './sql';
 
-const kStmt = { name: 'pr_randomkey', text: 'SELECT random_key($1::int2, $2::int8)' };
 
 export const randomkey = defineCommand({
   name: 'randomkey', arity: 1, flags: ['readonly'], acl: ['keyspace', 'read', 'slow'], group: 'generic',
   tips: ['request_policy:all_shards', 'nondeterministic_output'],
   summary: 'Returns a random key name from the database.', complexity: 'O(1)',
-  run: (s) => s.server.store.exec(s, kStmt, [dbOf(s), nowMs()], (rows) => (rows[0][0] as Buffer | null) ?? null),
+  run: (s) => s.server.store.exec(s, kKeySql.randomKey, [dbArg(s), nowArg()], (rows) => (rows[0][0] as Buffer | null) ?? null),
 });

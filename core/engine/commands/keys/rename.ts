@@ -7,9 +7,10 @@ import { kOk } from '../../shared-replies';
 import { defineCommand } from '../define';
 import { renameEvents } from './events';
 import type { CommandSpec } from '../spec';
-import { dbOf, kNoSuchKey, nowMs } from './shared';
+import { kNoSuchKey } from './shared';
+import { dbArg, nowArg } from '../exec';
+import { kKeySql } from './sql';
 
-const kStmt = { name: 'pr_rename', text: 'SELECT move_key($1::int2, $2::bytea, $1::int2, $3::bytea, $4::bool, $5::int8)' };
 
 function rename(name: 'rename' | 'renamenx', summary: string): CommandSpec {
   const nx = name === 'renamenx';
@@ -19,7 +20,7 @@ function rename(name: 'rename' | 'renamenx', summary: string): CommandSpec {
     acl: nx ? ['keyspace', 'write', 'fast'] : ['keyspace', 'write', 'slow'], group: 'generic', summary, complexity: 'O(1)',
     run(s, argv) {
       const same = argv[1].equals(argv[2]);
-      return s.server.store.exec(s, kStmt, [dbOf(s), argv[1], argv[2], nx ? 'true' : 'false', nowMs()], (rows) => {
+      return s.server.store.exec(s, kKeySql.rename, [dbArg(s), argv[1], argv[2], nx ? 'true' : 'false', nowArg()], (rows) => {
         const status = rows[0][0] as number;
         if (status === -1) return kNoSuchKey;
         if (!nx) return kOk;

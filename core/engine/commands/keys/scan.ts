@@ -13,22 +13,11 @@ import { lower, parseI64 } from '../args';
 import { defineCommand } from '../define';
 import { matchesAll } from './glob-range';
 import { decodeCursor, encodeCursor } from './scan-cursor';
-import { dbOf, kTypeNames, live, nowMs } from './shared';
+import { kTypeNames } from './shared';
+import { dbArg, nowArg } from '../exec';
+import { kKeySql } from './sql';
 
 const kMaxCount = 100_000; // a hint; bounds one statement's rows
-// p: the page; then the rest of its last hash (a cursor cannot point between equal hashes).
-// One statement, one snapshot: rows tie with p's last only when p was full.
-const kPage = {
-  name: 'pr_scan_page',
-  text: `WITH p AS MATERIALIZED (
-           SELECT key, type, kv_hash(key) AS h FROM kv WHERE db = $1::int2 AND kv_hash(key) >= $2::int8 AND ${live('$4')}
-           ORDER BY kv_hash(key), key LIMIT $3::int4),
-         l AS (SELECT h, key FROM p ORDER BY h DESC, key DESC LIMIT 1)
-         SELECT key, type, h::text FROM p
-         UNION ALL
-         SELECT kv.key, kv.type, l.h::text FROM l JOIN kv
-           ON kv.db = $1::int2 AND kv_hash(kv.key) = l.h AND kv.key > l.key AND ${live('$4')}`,
-};
 
 interface ScanOptions { count: number; pattern: Buffer | undefined; type: string | undefined }
 
@@ -58,7 +47,7 @@ export const scan = defineCommand({
     if (from instanceof RespError) return from;
     const o = parseOptions(argv);
     if (o instanceof RespError) return o;
-    return s.server.store.exec(s, kPage, [dbOf(s), String(from), String(o.count), nowMs()], (rows): Reply => {
+    return s.server.store.exec(s, kKeySql.scanPage, [dbArg(s), String(from), String(o.count), nowArg()], (rows): Reply => {
       const keys: Buffer[] = [];
       let last = from;
       for (const [key, type, h] of rows as [Buffer, number, string][]) {

@@ -1,12 +1,9 @@
 /**
- * What the key and string command files share: statement arguments, Redis's type names, the
- * database-index rule of MOVE/COPY/SWAPDB, and the rows → reply mappers of the status codes the
- * server-side functions return (core/engine/sql/functions*.ts).
+ * What the key and string command files share: Redis's type names, their error texts, and the
+ * database-index rule of MOVE/COPY. Statement arguments and reply mappers: ../exec.ts.
  */
-import { RespError, type Reply } from '../../reply';
+import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
-import type { Session } from '../../session';
-import type { Rows } from '../../key-store';
 import { parseI64 } from '../args';
 
 /** kv.type → the name TYPE answers */
@@ -15,13 +12,6 @@ export const kTypeNames: readonly string[] = ['string', 'hash', 'list', 'set', '
 export const kNoSuchKey = new RespError('ERR no such key');
 export const kSameObject = new RespError('ERR source and destination objects are the same');
 export const kTooLong = new RespError('ERR string exceeds maximum allowed size (proto-max-bulk-len)');
-
-/** $1 db and the last argument, now: the two every keyspace statement takes */
-export const dbOf = (s: Session): string => String(s.db);
-export const nowMs = (): string => String(Date.now());
-
-/** The `live` filter of every read: a key whose TTL passed is gone (lazy expiry). */
-export const live = (nowParam: string, t = 'kv') => `(${t}.expires_at IS NULL OR ${t}.expires_at > ${nowParam}::int8)`;
 
 /**
  * Redis's getIntFromObjectOrReply + selectDb for MOVE and COPY … DB: not an integer →
@@ -33,16 +23,4 @@ export function parseDb(arg: Buffer, databases: number): number | RespError {
   if (v === undefined) return Err.notInteger;
   if (v < -2147483648n || v > 2147483647n) return Err.notInt32;
   return v < 0n || v >= BigInt(databases) ? Err.dbIndex : Number(v);
-}
-
-/** status 0/1 of a function → the integer reply; 2 → WRONGTYPE */
-export function statusInt(rows: Rows): Reply {
-  const status = rows[0][0] as number;
-  return status === 2 ? Err.wrongType : status;
-}
-
-/** An int8 column (text) as the integer reply: a number when exact, a bigint otherwise. */
-export function int8Reply(v: unknown): number | bigint {
-  const n = Number(v);
-  return Number.isSafeInteger(n) ? n : BigInt(v as string);
 }

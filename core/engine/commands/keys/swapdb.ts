@@ -9,10 +9,10 @@ import { kOk } from '../../shared-replies';
 import { parseI64 } from '../args';
 import { defineCommand } from '../define';
 import { swapdbEvents } from './events';
-import { nowMs } from './shared';
+import { nowArg } from '../exec';
+import { kKeySql } from './sql';
 
 const kBad = [new RespError('ERR invalid first DB index'), new RespError('ERR invalid second DB index')];
-const kStmt = { name: 'pr_swapdb', text: 'SELECT swap_db($1::int2, $2::int2, $3::int8)' };
 
 export const swapdb = defineCommand({
   name: 'swapdb', arity: 3, flags: ['write', 'fast'], acl: ['keyspace', 'write', 'fast', 'dangerous'],
@@ -27,6 +27,6 @@ export const swapdb = defineCommand({
     }
     const n = s.server.config.int('databases');
     if (ids.some((id) => id < 0 || id >= n)) return Err.dbIndex;
-    return s.server.store.exec(s, kStmt, [...ids.map(String), nowMs()], () => kOk);
+    return s.server.store.exec(s, kKeySql.swapdb, [...ids.map(String), nowArg()], () => kOk);
   },
 });

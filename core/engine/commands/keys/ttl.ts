@@ -6,12 +6,9 @@
  */
 import { defineCommand } from '../define';
 import { kOneKey, type CommandSpec } from '../spec';
-import { dbOf, int8Reply, live } from './shared';
+import { dbArg, int8Reply, nowArg } from '../exec';
+import { kKeySql } from './sql';
 
-const kStmt = {
-  name: 'pr_ttl',
-  text: `SELECT expires_at::text FROM kv WHERE db = $1::int2 AND key = $2::bytea AND ${live('$3')}`,
-};
 
 function ttl(name: string, ms: boolean, absolute: boolean, since: string, summary: string): CommandSpec {
   return defineCommand({
@@ -20,7 +17,7 @@ function ttl(name: string, ms: boolean, absolute: boolean, since: string, summar
     group: 'generic', since, summary, complexity: 'O(1)',
     run(s, argv) {
       const now = Date.now();
-      return s.server.store.exec(s, kStmt, [dbOf(s), argv[1], String(now)], (rows) => {
+      return s.server.store.exec(s, kKeySql.ttl, [dbArg(s), argv[1], nowArg(now)], (rows) => {
         if (rows.length === 0) return -2;
         if (rows[0][0] === null) return -1;
         let t = BigInt(rows[0][0] as string) - (absolute ? 0n : BigInt(now));

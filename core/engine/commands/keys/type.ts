@@ -5,15 +5,16 @@
 import { Simple } from '../../reply';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
-import { dbOf, kTypeNames, live, nowMs } from './shared';
+import { kTypeNames } from './shared';
+import { dbArg, nowArg } from '../exec';
+import { kKeySql } from './sql';
 
 const kReplies = kTypeNames.map((n) => new Simple(n));
 const kNone = new Simple('none');
-const kStmt = { name: 'pr_type', text: `SELECT type FROM kv WHERE db = $1::int2 AND key = $2::bytea AND ${live('$3')}` };
 
 export const type = defineCommand({
   name: 'type', arity: 2, flags: ['readonly', 'fast'], keys: kOneKey, acl: ['keyspace', 'read', 'fast'],
   group: 'generic', summary: 'Determines the type of value stored at a key.', complexity: 'O(1)',
-  run: (s, argv) => s.server.store.exec(s, kStmt, [dbOf(s), argv[1], nowMs()],
+  run: (s, argv) => s.server.store.exec(s, kKeySql.type, [dbArg(s), argv[1], nowArg()],
     (rows) => (rows.length === 0 ? kNone : kReplies[rows[0][0] as number] ?? kNone)),
 });

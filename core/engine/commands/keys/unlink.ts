@@ -1,6 +1,6 @@
 /**
- * UNLINK key [key …] — DEL: Postgres frees the rows either way (collection rows by cascade),
- * so there is no slower synchronous variant to avoid.
+ * UNLINK key [key …] — DEL: Postgres frees the rows either way (a collection's rows through
+ * trigger kv_deleted), so there is no slower synchronous variant to avoid.
  * https://redis.io/commands/unlink/
  */
 import { defineCommand } from '../define';

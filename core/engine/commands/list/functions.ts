@@ -5,9 +5,10 @@
  * Status codes: collection/functions.ts; 3 = no such key, 4 = index out of range (LSET).
  * Functions that return elements are RETURNS TABLE: WRONGTYPE is one row with status 2.
  */
-import { createKey, lockKey } from '../collection/functions';
+import { createKey, lockForCount, lockKey, lockPair, mpopFunction, rankRange } from '../collection/functions';
+import { kListTable } from './sql';
 
-const kList = 2;
+const kList = kListTable.type;
 
 export function listFunctions(s: string): string[] {
   return [
@@ -81,9 +82,7 @@ export function listFunctions(s: string): string[] {
        OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
      DECLARE r record; live bool; p int8; t int8;
      BEGIN
-       ${lockKey(s, kList)}
-       status := 1; n := 0;
-       IF NOT live THEN RETURN; END IF;
+       ${lockForCount(s, kList)}
        SELECT pos INTO p FROM ${s}.lists WHERE db = p_db AND key = p_key AND value = p_pivot ORDER BY pos LIMIT 1;
        IF NOT FOUND THEN n := -1; RETURN; END IF;
        t := p - r.head + CASE WHEN p_after THEN 1 ELSE 0 END; -- index of the new element
@@ -103,9 +102,7 @@ export function listFunctions(s: string): string[] {
        OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
      DECLARE r record; live bool; lo int8; hi int8;
      BEGIN
-       ${lockKey(s, kList)}
-       status := 1; n := 0;
-       IF NOT live THEN RETURN; END IF;
+       ${lockForCount(s, kList)}
        WITH m AS (
          SELECT pos FROM ${s}.lists WHERE db = p_db AND key = p_key AND value = p_v
          ORDER BY CASE WHEN p_count >= 0 THEN pos END, pos DESC
@@ -136,11 +133,7 @@ export function listFunctions(s: string): string[] {
        ${lockKey(s, kList)}
        status := 1;
        IF NOT live THEN RETURN; END IF;
-       IF a < 0 THEN a := r.card + a; END IF;
-       IF b < 0 THEN b := r.card + b; END IF;
-       IF a < 0 THEN a := 0; END IF;
-       IF a > b OR a >= r.card THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; RETURN; END IF;
-       IF b >= r.card THEN b := r.card - 1; END IF;
+       ${rankRange(`DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; RETURN;`)}
        lt := a; rt := r.card - b - 1;
        DELETE FROM ${s}.lists WHERE db = p_db AND key = p_key AND (pos < r.head + lt OR pos > r.head + r.card - 1 - rt);
        UPDATE ${s}.kv SET card = card - lt - rt, head = head + lt, version = txid_current() WHERE db = p_db AND key = p_key;
@@ -152,10 +145,7 @@ export function listFunctions(s: string): string[] {
      DECLARE r record; live bool; d record; dlive bool; p int8;
      BEGIN
        LOOP
-         PERFORM 1 FROM ${s}.kv WHERE db = p_db AND key IN (p_src, p_dst) ORDER BY key FOR NO KEY UPDATE;
-         ${lockKey(s, kList, 'p_src')}
-         IF NOT live THEN status := 0; RETURN; END IF;
-         ${lockKey(s, kList, 'p_dst', 'd', 'dlive')}
+         ${lockPair(s, kList)}
          p := CASE WHEN p_from_left THEN r.head ELSE r.head + r.card - 1 END;
          SELECT l.value INTO value FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_src AND l.pos = p;
          status := 1;
@@ -190,18 +180,6 @@ export function listFunctions(s: string): string[] {
      END $f$`,
     // LMPOP: the first key (in argument order) holding a list gives up to p_count elements;
     // another type on the way is WRONGTYPE. Rows: (status, key, value).
-    `CREATE OR REPLACE FUNCTION ${s}.l_mpop(p_db int2, p_keys bytea[], p_left bool, p_count int8, p_now int8)
-     RETURNS TABLE (status int2, key bytea, value bytea) LANGUAGE plpgsql AS $f$
-     #variable_conflict use_column
-     DECLARE mk bytea; r record; live bool;
-     BEGIN
-       FOREACH mk IN ARRAY p_keys LOOP
-         ${lockKey(s, kList, 'mk', 'r', 'live', 'status := 2; key := NULL; value := NULL; RETURN NEXT; RETURN;')}
-         IF live THEN
-           RETURN QUERY SELECT p.status, mk, p.value FROM ${s}.l_pop(p_db, mk, p_count, p_left, p_now) p;
-           RETURN;
-         END IF;
-       END LOOP;
-     END $f$`,
+    mpopFunction(s, 'l_mpop', kList, 'p_left', 'l_pop', [['value', 'bytea']]),
   ];
 }

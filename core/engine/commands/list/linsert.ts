@@ -5,7 +5,7 @@
  */
 import { Err } from '../../resp-errors';
 import { eqIgnoreCase } from '../args';
-import { dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
+import { dbArg, exec, int8Reply, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { whenDone } from '../events';
 import { kOneKey } from '../spec';
@@ -20,6 +20,6 @@ export const linsert = defineCommand({
     const after = eqIgnoreCase(argv[2], 'after');
     if (!after && !eqIgnoreCase(argv[2], 'before')) return Err.syntax;
     return exec(s, kListSql.insert, [dbArg(s), argv[1], after ? 'true' : 'false', argv[3], argv[4], nowArg()],
-      statusReply({}, (rows) => int(rows[0][1])));
+      statusReply({}, (rows) => int8Reply(rows[0][1])));
   },
 });

@@ -6,7 +6,7 @@
  */
 import { Err } from '../../resp-errors';
 import { eqIgnoreCase } from '../args';
-import { dbArg, exec, nowArg, statusReply } from '../collection/exec';
+import { dbArg, exec, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { lmoveEvents, rpoplpushEvents } from './events';
 import type { CommandSpec } from '../spec';

@@ -5,7 +5,7 @@
  */
 import { RespError, kNullArray } from '../../reply';
 import { parseMpop } from '../collection/args';
-import { encodeBufferArray, dbArg, exec, nowArg, statusReply } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { lmpopEvents } from './events';
 import { kCountedKeys } from '../spec';

@@ -4,7 +4,7 @@
  * https://redis.io/commands/lpop/
  */
 import { RespError, kNullArray } from '../../reply';
-import { dbArg, exec, nowArg, statusReply } from '../collection/exec';
+import { dbArg, exec, nowArg, statusReply } from '../exec';
 import { positiveLong } from '../collection/args';
 import { defineCommand } from '../define';
 import { listPopEvents } from './events';

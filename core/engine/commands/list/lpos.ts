@@ -8,7 +8,7 @@ import { Err } from '../../resp-errors';
 import { KeyType } from '../../key-store';
 import { eqIgnoreCase, parseI64 } from '../args';
 import { positiveLong } from '../collection/args';
-import { dbArg, exec, int, int8, nowArg, typedRead } from '../collection/exec';
+import { dbArg, exec, int8Reply, int8, nowArg, typedRead } from '../exec';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
 import { kListSql } from './sql';
@@ -53,7 +53,7 @@ export const lpos = defineCommand({
     const limit = count === undefined ? 1n : count === 0n ? null : count;
     const values = [dbArg(s), argv[1], argv[2], int8(skip), limit === null ? null : int8(limit), int8(maxlen), nowArg()];
     return exec(s, stmt, values, typedRead(KeyType.List, count === undefined ? null : [], (rows) => {
-      const found = rows.filter((r) => r[1] !== null).map((r) => int(r[1]));
+      const found = rows.filter((r) => r[1] !== null).map((r) => int8Reply(r[1]));
       return count === undefined ? found[0] ?? null : found;
     }));
   },

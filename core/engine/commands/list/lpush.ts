@@ -3,7 +3,7 @@
  * push onto an existing list (0 otherwise). One generic: push(left, onlyExisting).
  * https://redis.io/commands/lpush/
  */
-import { dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
+import { dbArg, exec, int8Reply, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { whenDone } from '../events';
 import { kOneKey, type CommandSpec } from '../spec';
@@ -19,7 +19,7 @@ function push(name: string, left: boolean, onlyExisting: boolean, since: string,
     // elements of consecutive pushes onto one key into one call (workers/storage/push-run.ts)
     run: (s, argv) => exec(s, kListSql.push,
       [dbArg(s), argv[1], argv.slice(2), left ? 'true' : 'false', onlyExisting ? 'true' : 'false', nowArg()],
-      statusReply({}, (rows) => int(rows[0][1]))),
+      statusReply({}, (rows) => int8Reply(rows[0][1]))),
   });
 }
 

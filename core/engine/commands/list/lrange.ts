@@ -5,7 +5,7 @@
 import { Err } from '../../resp-errors';
 import { KeyType } from '../../key-store';
 import { parseI64 } from '../args';
-import { dbArg, exec, int8, nowArg, typedRead } from '../collection/exec';
+import { dbArg, exec, int8, nowArg, typedRead } from '../exec';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
 import { kListSql } from './sql';

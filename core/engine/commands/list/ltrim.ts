@@ -5,7 +5,7 @@
 import { Err } from '../../resp-errors';
 import { kOk } from '../../shared-replies';
 import { parseI64 } from '../args';
-import { dbArg, exec, int8, nowArg, statusReply } from '../collection/exec';
+import { dbArg, exec, int8, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { ltrimEvents } from './events';
 import { kOneKey } from '../spec';

@@ -9,23 +9,16 @@
 import { RespError, Simple, type Reply } from '../../reply';
 import { kOk } from '../../shared-replies';
 import type { Session } from '../../session';
-import type { Statement } from '../../key-store';
-import { exec } from '../collection/exec';
+import { exec } from '../exec';
 import { eqIgnoreCase } from '../args';
 import { defineCommand } from '../define';
+import { kServerSql } from './sql';
 
-const kCheckpoint: Statement = { name: 'pr_checkpoint', text: 'CHECKPOINT' };
-/** pg_control_checkpoint() is not executable by every role: NULL then, and LASTSAVE falls back */
-const kLastCheckpoint: Statement = {
-  name: 'pr_last_checkpoint',
-  text: `SELECT CASE WHEN has_function_privilege('pg_control_checkpoint()', 'EXECUTE')
-           THEN (SELECT extract(epoch FROM checkpoint_time)::int8 FROM pg_control_checkpoint()) END`,
-};
 const kStarted = new Simple('Background saving started');
 const kSyntax = new RespError('ERR syntax error');
 
 function checkpoint(s: Session, reply: Reply): Reply | Promise<Reply> {
-  return exec(s, kCheckpoint, [], () => reply);
+  return exec(s, kServerSql.checkpoint, [], () => reply);
 }
 
 export const save = defineCommand({
@@ -48,7 +41,7 @@ export const bgsave = defineCommand({
 export const lastsave = defineCommand({
   name: 'lastsave', arity: 1, flags: ['loading', 'stale', 'fast'], acl: ['admin', 'fast', 'dangerous'],
   since: '1.0.0', tips: ['nondeterministic_output'], summary: 'Returns the Unix timestamp of the last successful save to disk.',
-  run: (s) => exec(s, kLastCheckpoint, [], (rows) => {
+  run: (s) => exec(s, kServerSql.lastCheckpoint, [], (rows) => {
     const at = rows[0]?.[0];
     return at === null || at === undefined ? Math.floor(s.server.startedAt / 1000) : Number(at);
   }),

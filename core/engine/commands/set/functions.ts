@@ -2,12 +2,12 @@
  * Set functions (status codes: collection/functions.ts). Functions that return members are
  * RETURNS TABLE (status, member): WRONGTYPE is one row (2, NULL), no row = missing/empty.
  */
-import { createKey, kOverMark, lockKey, shrinkKey } from '../collection/functions';
-import { kWatchMark } from '../../sql/functions-watch';
+import { createKey, lockKey, lockOrCreate, lockPair, removeFunction, replaceKey, shrinkKey } from '../collection/functions';
+import { live } from '../kv-row';
 import { randomPickFunction } from '../collection/random-sql';
-import { kSetRandom } from './sql';
+import { kSetRandom, kSetTable } from './sql';
 
-const kSet = 3;
+const kSet = kSetTable.type;
 const kWrongRow = 'status := 2; member := NULL; RETURN NEXT; RETURN;';
 
 export function setFunctions(s: string): string[] {
@@ -17,14 +17,10 @@ export function setFunctions(s: string): string[] {
      LANGUAGE plpgsql AS $f$
      DECLARE r record; live bool;
      BEGIN
+       status := 1;
        LOOP
-         ${lockKey(s, kSet)}
-         status := 1;
-         IF NOT live THEN
-           ${createKey(s, kSet, 'cardinality(p_m)')}
-           INSERT INTO ${s}.sets (db, key, member) SELECT p_db, p_key, m FROM unnest(p_m) AS t(m);
-           n := cardinality(p_m); RETURN;
-         END IF;
+         ${lockOrCreate(s, kSet, 'cardinality(p_m)', `INSERT INTO ${s}.sets (db, key, member) SELECT p_db, p_key, m FROM unnest(p_m) AS t(m);
+           n := cardinality(p_m); RETURN;`)}
          INSERT INTO ${s}.sets (db, key, member) SELECT p_db, p_key, m FROM unnest(p_m) AS t(m) ON CONFLICT DO NOTHING;
          GET DIAGNOSTICS n = ROW_COUNT;
          IF n > 0 THEN UPDATE ${s}.kv SET card = card + n, version = txid_current() WHERE db = p_db AND key = p_key; END IF;
@@ -39,13 +35,9 @@ export function setFunctions(s: string): string[] {
      DECLARE r record; live bool; n int8;
      BEGIN
        LOOP
-         ${lockKey(s, kSet, 'p_key', 'r', 'live', kWrongRow)}
-         IF NOT live THEN
-           ${createKey(s, kSet, 'cardinality(p_m)')}
-           RETURN QUERY INSERT INTO ${s}.sets AS x (db, key, member) SELECT p_db, p_key, m FROM unnest(p_m) AS t(m)
+         ${lockOrCreate(s, kSet, 'cardinality(p_m)', `RETURN QUERY INSERT INTO ${s}.sets AS x (db, key, member) SELECT p_db, p_key, m FROM unnest(p_m) AS t(m)
              RETURNING 1::int2, x.member;
-           RETURN;
-         END IF;
+           RETURN;`, kWrongRow)}
          RETURN QUERY INSERT INTO ${s}.sets AS x (db, key, member) SELECT p_db, p_key, m FROM unnest(p_m) AS t(m)
            ON CONFLICT DO NOTHING RETURNING 1::int2, x.member;
          GET DIAGNOSTICS n = ROW_COUNT;
@@ -53,17 +45,7 @@ export function setFunctions(s: string): string[] {
          RETURN;
        END LOOP;
      END $f$`,
-    `CREATE OR REPLACE FUNCTION ${s}.s_rem(p_db int2, p_key bytea, p_m bytea[], p_now int8, OUT status int2, OUT n int8)
-     LANGUAGE plpgsql AS $f$
-     DECLARE r record; live bool;
-     BEGIN
-       ${lockKey(s, kSet)}
-       status := 1; n := 0;
-       IF NOT live THEN RETURN; END IF;
-       DELETE FROM ${s}.sets WHERE db = p_db AND key = p_key AND member = ANY (p_m);
-       GET DIAGNOSTICS n = ROW_COUNT;
-       ${shrinkKey(s, 'n')}
-     END $f$`,
+    removeFunction(s, 's_rem', kSetTable),
     // SPOP: p_count members from a random h (p_r) on, wrapping; all of them when count ≥ card
     `CREATE OR REPLACE FUNCTION ${s}.s_pop(p_db int2, p_key bytea, p_count int8, p_r int4, p_now int8)
      RETURNS TABLE (status int2, member bytea) LANGUAGE plpgsql AS $f$
@@ -87,17 +69,13 @@ export function setFunctions(s: string): string[] {
          SELECT 1::int2, d.member FROM d;
        UPDATE ${s}.kv SET card = card - p_count, version = txid_current() WHERE db = p_db AND key = p_key;
      END $f$`,
-    // SMOVE src dst member: status 0 = not moved, 1 = moved. Both kv rows are locked in key
-    // order first (no deadlock with another SMOVE the other way round).
+    // SMOVE src dst member: status 0 = not moved, 1 = moved
     `CREATE OR REPLACE FUNCTION ${s}.s_move(p_db int2, p_src bytea, p_dst bytea, p_m bytea, p_now int8, OUT status int2)
      LANGUAGE plpgsql AS $f$
      DECLARE r record; live bool; d record; dlive bool;
      BEGIN
        LOOP
-         PERFORM 1 FROM ${s}.kv WHERE db = p_db AND key IN (p_src, p_dst) ORDER BY key FOR NO KEY UPDATE;
-         ${lockKey(s, kSet, 'p_src')}
-         IF NOT live THEN status := 0; RETURN; END IF;
-         ${lockKey(s, kSet, 'p_dst', 'd', 'dlive')}
+         ${lockPair(s, kSet)}
          IF p_src = p_dst THEN
            status := CASE WHEN EXISTS (SELECT 1 FROM ${s}.sets WHERE db = p_db AND key = p_src AND member = p_m) THEN 1 ELSE 0 END;
            RETURN;
@@ -126,7 +104,7 @@ export function setFunctions(s: string): string[] {
      DECLARE lk bytea[]; nwrong int8;
      BEGIN
        SELECT array_agg(k.key ORDER BY k.card, k.key), count(*) FILTER (WHERE k.type <> ${kSet}) INTO lk, nwrong
-         FROM ${s}.kv k WHERE k.db = p_db AND k.key = ANY (p_keys) AND (k.expires_at IS NULL OR k.expires_at > p_now);
+         FROM ${s}.kv k WHERE k.db = p_db AND k.key = ANY (p_keys) AND ${live('k')};
        IF nwrong > 0 THEN RETURN QUERY SELECT 2::int2, NULL::bytea; RETURN; END IF;
        lk := coalesce(lk, '{}');
        IF p_op = 1 THEN
@@ -152,13 +130,7 @@ export function setFunctions(s: string): string[] {
        SELECT array_agg(c.member), bool_or(c.status = 2) INTO res, wrong FROM ${s}.s_combine(p_db, p_op, p_keys, 0, p_now) c;
        IF wrong THEN status := 2; RETURN; END IF;
        status := 1; n := coalesce(cardinality(res), 0);
-       LOOP
-         DELETE FROM ${s}.kv WHERE db = p_db AND key = p_dst AND type <> ${kWatchMark};
-         IF n = 0 THEN RETURN; END IF;
-         INSERT INTO ${s}.kv AS k (db, key, type, card, head, version) VALUES (p_db, p_dst, ${kSet}, n, 0, txid_current())
-           ${kOverMark};
-         IF FOUND THEN EXIT; END IF;
-       END LOOP;
+       ${replaceKey(s, kSet)}
        INSERT INTO ${s}.sets (db, key, member) SELECT p_db, p_dst, m FROM unnest(res) AS t(m);
      END $f$`,
     // SRANDMEMBER: uniform picks (collection/random-sql.ts)

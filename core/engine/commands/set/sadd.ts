@@ -3,7 +3,8 @@
  * generic. The key is created by its first member and goes with its last.
  * https://redis.io/commands/sadd/
  */
-import { dbArg, distinct, exec, int, nowArg, statusReply } from '../collection/exec';
+import { dbArg, exec, int8Reply, nowArg, statusReply } from '../exec';
+import { distinct } from '../collection/args';
 import { defineCommand } from '../define';
 import { whenDone, whenRemoved } from '../events';
 import { kOneKey, type CommandSpec } from '../spec';
@@ -19,7 +20,7 @@ function change(name: 'sadd' | 'srem', summary: string): CommandSpec {
     // members as a Buffer[] (encoded as bytea[] by the connection): the lane merges consecutive
     // SADDs to one key into one call (workers/storage/sadd-run.ts)
     run: (s, argv) => exec(s, stmt, [dbArg(s), argv[1], distinct(argv.slice(2)), nowArg()],
-      statusReply({}, (rows) => int(rows[0][1]))),
+      statusReply({}, (rows) => int8Reply(rows[0][1]))),
   });
 }
 

@@ -4,7 +4,7 @@
  * https://redis.io/commands/sinter/
  */
 import { RespSet } from '../../reply';
-import { encodeBufferArray, dbArg, exec, nowArg, statusReply } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { kAllKeys, type CommandSpec } from '../spec';
 import { kSetSql } from './sql';

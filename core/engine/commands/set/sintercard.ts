@@ -7,7 +7,7 @@ import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { eqIgnoreCase } from '../args';
 import { parseNumKeys, positiveLong } from '../collection/args';
-import { encodeBufferArray, dbArg, exec, nowArg, statusReply } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { kCountedKeys } from '../spec';
 import { kSetSql } from './sql';

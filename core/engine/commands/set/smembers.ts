@@ -4,7 +4,7 @@
  */
 import { RespSet } from '../../reply';
 import { KeyType } from '../../key-store';
-import { dbArg, exec, nowArg, typedRead } from '../collection/exec';
+import { dbArg, exec, nowArg, typedRead } from '../exec';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
 import { kSetSql } from './sql';

@@ -3,7 +3,7 @@
  * source lacks it. Both keys are locked in key order inside s_move.
  * https://redis.io/commands/smove/
  */
-import { dbArg, exec, nowArg, statusReply } from '../collection/exec';
+import { dbArg, exec, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { smoveEvents } from './events';
 import { kSetSql } from './sql';

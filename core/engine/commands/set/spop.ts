@@ -5,7 +5,7 @@
  */
 import { RespError, RespSet } from '../../reply';
 import { Err } from '../../resp-errors';
-import { dbArg, exec, nowArg, statusReply } from '../collection/exec';
+import { dbArg, exec, nowArg, statusReply } from '../exec';
 import { positiveLong } from '../collection/args';
 import { randomH } from '../collection/random';
 import { defineCommand } from '../define';

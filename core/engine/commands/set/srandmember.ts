@@ -3,11 +3,8 @@
  * picks with repetitions; every pick uniform (collection/random-sql.ts).
  * https://redis.io/commands/srandmember/
  */
-import { RespError } from '../../reply';
-import { Err } from '../../resp-errors';
 import { KeyType } from '../../key-store';
-import { dbArg, exec, nowArg, typedRead } from '../collection/exec';
-import { parseRandCount } from '../collection/random';
+import { randomPick } from '../collection/random';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
 import { kSetSql } from './sql';
@@ -17,15 +14,5 @@ export const srandmember = defineCommand({
   tips: ['nondeterministic_output'],
   group: 'set', since: '1.0.0', summary: 'Get one or multiple random members from a set',
   complexity: 'Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.',
-  run(s, argv) {
-    if (argv.length > 3) return Err.syntax;
-    const single = argv.length === 2;
-    const count = single ? -1 : parseRandCount(argv[2], false, false);
-    if (count instanceof RespError) return count;
-    return exec(s, kSetSql.rand, [dbArg(s), argv[1], String(count), nowArg()],
-      typedRead(KeyType.Set, single ? null : [], (rows) => {
-        const members = rows.filter((r) => r[1] !== null).map((r) => r[1] as Buffer);
-        return single ? members[0] ?? null : members;
-      }));
-  },
+  run: (s, argv) => randomPick(s, argv, kSetSql.rand, KeyType.Set, undefined, (picked) => picked.map((r) => r[1] as Buffer)),
 });

@@ -4,10 +4,11 @@
  */
 import { Err } from '../../resp-errors';
 import { defineCommand } from '../define';
-import { dbOf, int8Reply, kTooLong, nowMs } from '../keys/shared';
+import { kTooLong } from '../keys/shared';
+import { dbArg, int8Reply, nowArg } from '../exec';
 import { kOneKey } from '../spec';
+import { kStringSql } from './sql';
 
-const kStmt = { name: 'pr_append', text: 'SELECT status, len::text FROM append($1::int2, $2::bytea, $3::bytea, $4::int8, $5::int8)' };
 
 export const append = defineCommand({
   name: 'append', arity: 3, flags: ['write', 'denyoom', 'fast'], keys: kOneKey, acl: ['write', 'string', 'fast'],
@@ -16,7 +17,7 @@ export const append = defineCommand({
   complexity: 'O(1)',
   run(s, argv) {
     const max = String(s.server.config.int('proto-max-bulk-len'));
-    return s.server.store.exec(s, kStmt, [dbOf(s), argv[1], argv[2], max, nowMs()], (rows) => {
+    return s.server.store.exec(s, kStringSql.append, [dbArg(s), argv[1], argv[2], max, nowArg()], (rows) => {
       const status = rows[0][0] as number;
       if (status === 2) return Err.wrongType;
       return status === 5 ? kTooLong : int8Reply(rows[0][1]);

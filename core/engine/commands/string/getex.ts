@@ -10,10 +10,10 @@ import { lower } from '../args';
 import { defineCommand } from '../define';
 import { getexEvents } from './events';
 import { expireAt, type ExpireUnit } from '../expiry';
-import { dbOf } from '../keys/shared';
+import { dbArg, nowArg } from '../exec';
 import { kOneKey } from '../spec';
+import { kStringSql } from './sql';
 
-const kStmt = { name: 'pr_getex', text: 'SELECT status, val FROM getex($1::int2, $2::bytea, $3::int2, $4::int8, $5::int8)' };
 const enum Mode { Read = 0, Expire = 1, Persist = 2 }
 
 /** [mode, expire unit, its argument] or a syntax error */
@@ -47,8 +47,8 @@ export const getex = defineCommand({
     const at = unit === undefined ? null : expireAt(unit, arg!, 'getex', now);
     // an invalid expire value only reads: the error is the reply once the key proved a string
     const badExpire = at instanceof RespError ? at : undefined;
-    const values = [dbOf(s), argv[1], String(badExpire ? Mode.Read : mode), typeof at === 'number' ? String(at) : null, String(now)];
-    return s.server.store.exec(s, kStmt, values, (rows) => {
+    const values = [dbArg(s), argv[1], String(badExpire ? Mode.Read : mode), typeof at === 'number' ? String(at) : null, nowArg(now)];
+    return s.server.store.exec(s, kStringSql.getex, values, (rows) => {
       const status = rows[0][0] as number;
       if (status === 0) return null;
       if (status === 2) return Err.wrongType;

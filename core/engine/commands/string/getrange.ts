@@ -6,10 +6,10 @@
 import { Err } from '../../resp-errors';
 import { parseI64 } from '../args';
 import { defineCommand } from '../define';
-import { dbOf, nowMs } from '../keys/shared';
+import { dbArg, nowArg } from '../exec';
 import { kOneKey, type CommandSpec } from '../spec';
+import { kStringSql } from './sql';
 
-const kStmt = { name: 'pr_getrange', text: 'SELECT status, val FROM getrange($1::int2, $2::bytea, $3::int8, $4::int8, $5::int8)' };
 
 function getrangeAs(name: 'getrange' | 'substr', since: string): CommandSpec {
   return defineCommand({
@@ -19,7 +19,7 @@ function getrangeAs(name: 'getrange' | 'substr', since: string): CommandSpec {
       const start = parseI64(argv[2]);
       const end = parseI64(argv[3]);
       if (start === undefined || end === undefined) return Err.notInteger;
-      return s.server.store.exec(s, kStmt, [dbOf(s), argv[1], String(start), String(end), nowMs()],
+      return s.server.store.exec(s, kStringSql.getrange, [dbArg(s), argv[1], String(start), String(end), nowArg()],
         (rows) => (rows[0][0] === 2 ? Err.wrongType : (rows[0][1] as Buffer)));
     },
   });

@@ -8,17 +8,13 @@ import { RespError, RespMap, type Reply } from '../../reply';
 import { Err } from '../../resp-errors';
 import { lower, parseI64 } from '../args';
 import { defineCommand } from '../define';
-import { dbOf, live, nowMs } from '../keys/shared';
+import { dbArg, nowArg } from '../exec';
 import { lcs, lcsTableBytes } from './lcs-match';
+import { kStringSql } from './sql';
 
 const kNotStrings = new RespError('ERR The specified keys must contain string values');
 const kIdxAndLen = new RespError('ERR If you want both the length and indexes, please just use IDX.');
 const kTooBig = new RespError('ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len');
-const kStmt = {
-  name: 'pr_lcs',
-  text: `SELECT t.i, kv.type, kv.value FROM (VALUES (1, $2::bytea), (2, $3::bytea)) AS t(i, key)
-         JOIN kv ON kv.db = $1::int2 AND kv.key = t.key WHERE ${live('$4')}`,
-};
 
 function reply(argv: Buffer[], a: Buffer, b: Buffer, maxBytes: number): Reply {
   let idx = false; let len = false; let withLen = false; let minLen = 0n;
@@ -46,7 +42,7 @@ export const lcsCmd = defineCommand({
   name: 'lcs', arity: -3, flags: ['readonly'], keys: { first: 1, last: 2, step: 1 }, acl: ['read', 'string', 'slow'],
   group: 'string', since: '7.0.0', summary: 'Finds the longest common substring.', complexity: 'O(N*M)',
   run(s, argv) {
-    return s.server.store.exec(s, kStmt, [dbOf(s), argv[1], argv[2], nowMs()], (rows) => {
+    return s.server.store.exec(s, kStringSql.lcs, [dbArg(s), argv[1], argv[2], nowArg()], (rows) => {
       const v: Buffer[] = [Buffer.alloc(0), Buffer.alloc(0)];
       for (const [i, type, value] of rows) {
         if (type !== 0) return kNotStrings;

@@ -6,12 +6,12 @@
 import { wrongArity } from '../../resp-errors';
 import { defineCommand } from '../define';
 import { msetnxEvents } from './events';
-import { dbOf, nowMs } from '../keys/shared';
+import { dbArg, nowArg } from '../exec';
 import { encodeBufferArray } from '../../pg-driver/binary-array';
 import { writeOrder } from '../../write-order';
+import { kStringSql } from './sql';
 
 const kArity = wrongArity('msetnx');
-const kStmt = { name: 'pr_msetnx', text: 'SELECT msetnx($1::int2, $2::bytea[], $3::bytea[], $4::int8)' };
 
 export const msetnx = defineCommand({
   name: 'msetnx', arity: -3, flags: ['write', 'denyoom'], keys: { first: 1, last: -1, step: 2 },
@@ -26,7 +26,7 @@ export const msetnx = defineCommand({
     for (let i = 0; i < n; i++) keys[i] = argv[1 + 2 * i];
     // the last value of each key, rows locked in key order like every multi-row write (no deadlocks)
     const order = writeOrder(new Int16Array(n), keys);
-    const values = [dbOf(s), encodeBufferArray(order.map((i) => keys[i])), encodeBufferArray(order.map((i) => argv[2 + 2 * i])), nowMs()];
-    return s.server.store.exec(s, kStmt, values, (rows) => rows[0][0] as number);
+    const values = [dbArg(s), encodeBufferArray(order.map((i) => keys[i])), encodeBufferArray(order.map((i) => argv[2 + 2 * i])), nowArg()];
+    return s.server.store.exec(s, kStringSql.msetnx, values, (rows) => rows[0][0] as number);
   },
 });

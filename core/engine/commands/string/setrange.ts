@@ -8,11 +8,12 @@ import { Err } from '../../resp-errors';
 import { parseI64 } from '../args';
 import { defineCommand } from '../define';
 import { setrangeEvents } from './events';
-import { dbOf, int8Reply, kTooLong, nowMs } from '../keys/shared';
+import { kTooLong } from '../keys/shared';
+import { dbArg, int8Reply, nowArg } from '../exec';
 import { kOneKey } from '../spec';
+import { kStringSql } from './sql';
 
 const kOffset = new RespError('ERR offset is out of range');
-const kStmt = { name: 'pr_setrange', text: 'SELECT status, len::text FROM setrange($1::int2, $2::bytea, $3::int8, $4::bytea, $5::int8, $6::int8)' };
 
 export const setrange = defineCommand({
   name: 'setrange', arity: 4, flags: ['write', 'denyoom'], keys: kOneKey, acl: ['write', 'string', 'slow'],
@@ -24,7 +25,7 @@ export const setrange = defineCommand({
     if (offset === undefined) return Err.notInteger;
     if (offset < 0n) return kOffset;
     const max = String(s.server.config.int('proto-max-bulk-len'));
-    return s.server.store.exec(s, kStmt, [dbOf(s), argv[1], String(offset), argv[3], max, nowMs()], (rows) => {
+    return s.server.store.exec(s, kStringSql.setrange, [dbArg(s), argv[1], String(offset), argv[3], max, nowArg()], (rows) => {
       const status = rows[0][0] as number;
       if (status === 2) return Err.wrongType;
       return status === 5 ? kTooLong : int8Reply(rows[0][1]);

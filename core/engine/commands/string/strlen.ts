@@ -4,18 +4,15 @@
  */
 import { Err } from '../../resp-errors';
 import { defineCommand } from '../define';
-import { dbOf, live, nowMs } from '../keys/shared';
+import { dbArg, nowArg } from '../exec';
 import { kOneKey } from '../spec';
+import { kStringSql } from './sql';
 
-const kStmt = {
-  name: 'pr_strlen',
-  text: `SELECT type, length(value)::int8 FROM kv WHERE db = $1::int2 AND key = $2::bytea AND ${live('$3')}`,
-};
 
 export const strlen = defineCommand({
   name: 'strlen', arity: 2, flags: ['readonly', 'fast'], keys: kOneKey, acl: ['read', 'string', 'fast'],
   group: 'string', since: '2.2.0', summary: 'Returns the length of a string value.', complexity: 'O(1)',
-  run: (s, argv) => s.server.store.exec(s, kStmt, [dbOf(s), argv[1], nowMs()], (rows) => {
+  run: (s, argv) => s.server.store.exec(s, kStringSql.strlen, [dbArg(s), argv[1], nowArg()], (rows) => {
     if (rows.length === 0) return 0;
     return rows[0][0] === 0 ? Number(rows[0][1]) : Err.wrongType;
   }),

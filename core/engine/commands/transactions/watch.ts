@@ -2,7 +2,7 @@
  * WATCH key [key …] / UNWATCH — optimistic locking: EXEC fails (null array) when a watched key
  * was written after WATCH (even created and deleted again), by any client, any PostRESP instance
  * on the same database, or expired. A key live at WATCH is compared by kv.version, an absent one
- * through its watch mark (core/engine/sql/functions-watch.ts), inside EXEC's transaction.
+ * through its watch mark (core/engine/commands/transactions/functions.ts), inside EXEC's transaction.
  * https://redis.io/commands/watch/
  */
 import { RespError } from '../../reply';

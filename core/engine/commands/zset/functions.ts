@@ -1,6 +1,6 @@
 /**
  * Sorted-set functions. Order is (score, member), the zsets_score index. Score arithmetic goes
- * through f8add / f8mul (C's IEEE behaviour, collection/functions.ts). Status codes:
+ * through f8add / f8mul (C's IEEE behaviour, ./functions-algebra.ts). Status codes:
  * collection/functions.ts; 3 = the result is NaN (ZADD INCR, ZINCRBY). Functions that return
  * members are RETURNS TABLE: WRONGTYPE is one row with status 2.
  *
@@ -11,19 +11,19 @@
  *            inclusive upper ones arrive with a 0 byte appended: the next string)
  * then OFFSET p_off LIMIT p_lim (NULL = all) for BYSCORE / BYLEX.
  */
-import { createKey, kOverMark, lockKey, shrinkKey } from '../collection/functions';
-import { kWatchMark } from '../../sql/functions-watch';
+import { createKey, lockForCount, lockKey, mpopFunction, rankRange, removeFunction, replaceKey, shrinkKey } from '../collection/functions';
+import { live } from '../kv-row';
+import { algebraFunctions, scoreFunctions } from './functions-algebra';
 import { randomPickFunction } from '../collection/random-sql';
-import { kZsetRandom } from './sql';
-import { everyScore } from './sql';
+import { everyScore, kZsetRandom, kZsetTable } from './sql';
 
-const kZset = 4;
-const kSet = 3;
+const kZset = kZsetTable.type;
 const kWrongRow = 'status := 2; member := NULL; score := NULL; RETURN NEXT; RETURN;';
 const rangeArgs = 'p_kind int2, p_rev bool, p_start int8, p_stop int8, p_lo float8, p_hi float8, p_llo bytea, p_lhi bytea, p_off int8, p_lim int8';
 
 export function zsetFunctions(s: string): string[] {
   return [
+    ...scoreFunctions(s),
     // ZADD / ZINCRBY. p_flags: 1 NX, 2 XX, 4 GT, 8 LT, 32 INCR. Elements apply one after the
     // other, as in Redis (a repeated member is updated by its later pairs; CH counts each).
     // score: the last element's new score, NULL when it was not applied (INCR replies nil).
@@ -78,17 +78,7 @@ export function zsetFunctions(s: string): string[] {
            WHERE db = p_db AND key = p_key;
        END IF;
      END $f$`,
-    `CREATE OR REPLACE FUNCTION ${s}.z_rem(p_db int2, p_key bytea, p_m bytea[], p_now int8, OUT status int2, OUT n int8)
-     LANGUAGE plpgsql AS $f$
-     DECLARE r record; live bool;
-     BEGIN
-       ${lockKey(s, kZset)}
-       status := 1; n := 0;
-       IF NOT live THEN RETURN; END IF;
-       DELETE FROM ${s}.zsets WHERE db = p_db AND key = p_key AND member = ANY (p_m);
-       GET DIAGNOSTICS n = ROW_COUNT;
-       ${shrinkKey(s, 'n')}
-     END $f$`,
+    removeFunction(s, 'z_rem', kZsetTable),
     // ZPOPMIN / ZPOPMAX (p_max): up to p_count, in pop order. The index scan starts at the pop
     // bound (kv.zlo / zhi, schema v5: no walk over the dead entries of earlier pops) and the
     // members are deleted through the primary key (no join the planner could turn into a scan
@@ -126,19 +116,7 @@ export function zsetFunctions(s: string): string[] {
      END $f$`,
     // ZMPOP: the first key (argument order) holding a sorted set pops; another type on the way
     // is WRONGTYPE. Rows (status, key, member, score).
-    `CREATE OR REPLACE FUNCTION ${s}.z_mpop(p_db int2, p_keys bytea[], p_max bool, p_count int8, p_now int8)
-     RETURNS TABLE (status int2, key bytea, member bytea, score float8) LANGUAGE plpgsql AS $f$
-     #variable_conflict use_column
-     DECLARE mk bytea; r record; live bool;
-     BEGIN
-       FOREACH mk IN ARRAY p_keys LOOP
-         ${lockKey(s, kZset, 'mk', 'r', 'live', 'status := 2; key := NULL; member := NULL; score := NULL; RETURN NEXT; RETURN;')}
-         IF live THEN
-           RETURN QUERY SELECT p.status, mk, p.member, p.score FROM ${s}.z_pop(p_db, mk, p_count, p_max, p_now) p;
-           RETURN;
-         END IF;
-       END LOOP;
-     END $f$`,
+    mpopFunction(s, 'z_mpop', kZset, 'p_max', 'z_pop', [['member', 'bytea'], ['score', 'float8']]),
     // A range (see the top of this file), in the order asked for; read-only
     `CREATE OR REPLACE FUNCTION ${s}.z_range(p_db int2, p_key bytea, ${rangeArgs}, p_now int8)
      RETURNS TABLE (status int2, member bytea, score float8) LANGUAGE plpgsql STABLE AS $f$
@@ -146,16 +124,12 @@ export function zsetFunctions(s: string): string[] {
      DECLARE r record; a int8 := p_start; b int8 := p_stop;
      BEGIN
        SELECT k.type, k.card INTO r FROM ${s}.kv k
-         WHERE k.db = p_db AND k.key = p_key AND (k.expires_at IS NULL OR k.expires_at > p_now);
+         WHERE k.db = p_db AND k.key = p_key AND ${live('k')};
        IF NOT FOUND THEN RETURN; END IF;
        IF r.type <> ${kZset} THEN RETURN QUERY SELECT 2::int2, NULL::bytea, NULL::float8; RETURN; END IF;
        RETURN QUERY SELECT 1::int2, NULL::bytea, NULL::float8; -- the key exists: ZRANGESTORE's empty result
        IF p_kind = 0 THEN
-         IF a < 0 THEN a := r.card + a; END IF;
-         IF b < 0 THEN b := r.card + b; END IF;
-         IF a < 0 THEN a := 0; END IF;
-         IF a > b OR a >= r.card THEN RETURN; END IF;
-         IF b >= r.card THEN b := r.card - 1; END IF;
+         ${rankRange('RETURN;')}
          p_off := a; p_lim := b - a + 1;
        END IF;
        IF p_off < 0 THEN RETURN; END IF;
@@ -202,13 +176,7 @@ export function zsetFunctions(s: string): string[] {
      LANGUAGE plpgsql AS $f$
      BEGIN
        status := 1; n := coalesce(cardinality(p_m), 0);
-       LOOP
-         DELETE FROM ${s}.kv WHERE db = p_db AND key = p_dst AND type <> ${kWatchMark};
-         IF n = 0 THEN RETURN; END IF;
-         INSERT INTO ${s}.kv AS k (db, key, type, card, head, version) VALUES (p_db, p_dst, ${kZset}, n, 0, txid_current())
-           ${kOverMark};
-         IF FOUND THEN EXIT; END IF;
-       END LOOP;
+       ${replaceKey(s, kZset)}
        INSERT INTO ${s}.zsets (db, key, member, score) SELECT p_db, p_dst, m, sc + 0 FROM unnest(p_m, p_sc) AS t(m, sc);
      END $f$`,
     // ZREMRANGEBYRANK / BYSCORE / BYLEX (bounds as for z_range, no offset); n removed
@@ -216,15 +184,9 @@ export function zsetFunctions(s: string): string[] {
        p_lo float8, p_hi float8, p_llo bytea, p_lhi bytea, p_now int8, OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
      DECLARE r record; live bool; a int8 := p_start; b int8 := p_stop;
      BEGIN
-       ${lockKey(s, kZset)}
-       status := 1; n := 0;
-       IF NOT live THEN RETURN; END IF;
+       ${lockForCount(s, kZset)}
        IF p_kind = 0 THEN
-         IF a < 0 THEN a := r.card + a; END IF;
-         IF b < 0 THEN b := r.card + b; END IF;
-         IF a < 0 THEN a := 0; END IF;
-         IF a > b OR a >= r.card THEN RETURN; END IF;
-         IF b >= r.card THEN b := r.card - 1; END IF;
+         ${rankRange('RETURN;')}
          DELETE FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key AND z.member = ANY (ARRAY(
            SELECT x.member FROM ${s}.zsets x WHERE x.db = p_db AND x.key = p_key AND ${everyScore('x')}
            ORDER BY x.score, x.member OFFSET a LIMIT b - a + 1));
@@ -236,87 +198,7 @@ export function zsetFunctions(s: string): string[] {
        GET DIAGNOSTICS n = ROW_COUNT;
        ${shrinkKey(s, 'n')}
      END $f$`,
-    // one step of ZUNION/ZINTER's aggregation, as zunionInterAggregate does it: p_agg 1 SUM
-    // (inf + -inf is 0), 2 MIN, 3 MAX; a NaN term (inf × 0 weight) is 0 when it starts a score
-    // (ZUNION makes every NaN term 0 before it aggregates; ZINTER lets a later one through)
-    `CREATE OR REPLACE FUNCTION ${s}.z_agg_step(acc float8, v float8, p_agg int2) RETURNS float8
-     LANGUAGE sql IMMUTABLE AS $f$
-       SELECT CASE
-         WHEN acc IS NULL THEN CASE WHEN v = 'NaN'::float8 THEN 0 ELSE v END
-         WHEN p_agg = 1 THEN (SELECT CASE WHEN x = 'NaN'::float8 THEN 0 ELSE x END FROM ${s}.f8add(acc, v) AS x)
-         WHEN p_agg = 2 THEN CASE WHEN v < acc THEN v ELSE acc END
-         ELSE CASE WHEN v > acc AND v <> 'NaN'::float8 THEN v ELSE acc END END $f$`,
-    `CREATE OR REPLACE AGGREGATE ${s}.z_agg(float8, int2) (SFUNC = ${s}.z_agg_step, STYPE = float8)`,
-    // ZUNION (p_op 2) / ZINTER (1) / ZDIFF (3) over sorted sets and sets (members score 1);
-    // a key named twice counts twice. Terms aggregate in Redis's order: sources by size, then
-    // position. p_op 0 only checks the types (an option error is reported after WRONGTYPE).
-    `CREATE OR REPLACE FUNCTION ${s}.z_combine(p_db int2, p_op int2, p_keys bytea[], p_w float8[], p_agg int2, p_now int8)
-     RETURNS TABLE (status int2, member bytea, score float8) LANGUAGE plpgsql STABLE AS $f$
-     #variable_conflict use_column
-     DECLARE nwrong int8; nmissing int8; nsrc int := cardinality(p_keys);
-     BEGIN
-       SELECT count(*) FILTER (WHERE k.type IS NOT NULL AND k.type NOT IN (${kSet}, ${kZset})), count(*) FILTER (WHERE k.type IS NULL)
-         INTO nwrong, nmissing
-         FROM unnest(p_keys) AS t(key) LEFT JOIN ${s}.kv k ON k.db = p_db AND k.key = t.key
-           AND (k.expires_at IS NULL OR k.expires_at > p_now);
-       IF nwrong > 0 THEN RETURN QUERY SELECT 2::int2, NULL::bytea, NULL::float8; RETURN; END IF;
-       RETURN QUERY SELECT 1::int2, NULL::bytea, NULL::float8;
-       IF p_op = 0 OR (p_op = 1 AND nmissing > 0) THEN RETURN; END IF;
-       RETURN QUERY
-         WITH src AS (
-           SELECT t.i, t.key, k.type, row_number() OVER (ORDER BY coalesce(k.card, 0), t.i) AS ord
-           FROM unnest(p_keys) WITH ORDINALITY AS t(key, i)
-           JOIN ${s}.kv k ON k.db = p_db AND k.key = t.key AND (k.expires_at IS NULL OR k.expires_at > p_now)),
-         terms AS (
-           SELECT src.i, src.ord, z.member,
-               CASE WHEN p_op = 3 THEN z.score ELSE ${s}.f8mul(z.score, coalesce(p_w[src.i], 1)) END AS v
-             FROM src JOIN ${s}.zsets z ON z.db = p_db AND z.key = src.key WHERE src.type = ${kZset}
-           UNION ALL
-           SELECT src.i, src.ord, x.member, CASE WHEN p_op = 3 THEN 1 ELSE ${s}.f8mul(1, coalesce(p_w[src.i], 1)) END
-             FROM src JOIN ${s}.sets x ON x.db = p_db AND x.key = src.key WHERE src.type = ${kSet}),
-         agg AS (
-           SELECT t.member,
-             ${s}.z_agg(CASE WHEN p_op = 2 AND t.v = 'NaN'::float8 THEN 0 ELSE t.v END, p_agg ORDER BY t.ord) AS score,
-             count(*) AS n, bool_or(t.i = 1) AS in_first
-           FROM terms t GROUP BY t.member)
-         SELECT 1::int2, agg.member, agg.score FROM agg
-         WHERE CASE p_op WHEN 1 THEN agg.n = nsrc WHEN 2 THEN true ELSE agg.in_first AND agg.n = 1 END
-         ORDER BY agg.score, agg.member;
-     END $f$`,
-    // Z*STORE dst: the combination replaces dst
-    `CREATE OR REPLACE FUNCTION ${s}.z_store(p_db int2, p_dst bytea, p_op int2, p_keys bytea[], p_w float8[], p_agg int2,
-       p_now int8, OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
-     DECLARE ms bytea[]; scs float8[]; wrong bool;
-     BEGIN
-       SELECT array_agg(x.member) FILTER (WHERE x.member IS NOT NULL), array_agg(x.score) FILTER (WHERE x.member IS NOT NULL),
-           bool_or(x.status = 2)
-         INTO ms, scs, wrong FROM ${s}.z_combine(p_db, p_op, p_keys, p_w, p_agg, p_now) x;
-       IF wrong THEN status := 2; RETURN; END IF;
-       SELECT * INTO status, n FROM ${s}.z_replace(p_db, p_dst, ms, scs);
-     END $f$`,
-    // ZINTERCARD: members of the smallest source found in every other one (sets count as
-    // sorted sets), counting stops at p_limit (0 = none). Types are checked first, as z_combine does.
-    `CREATE OR REPLACE FUNCTION ${s}.z_intercard(p_db int2, p_keys bytea[], p_limit int8, p_now int8,
-       OUT status int2, OUT n int8) LANGUAGE plpgsql STABLE AS $f$
-     DECLARE nwrong int8; nmissing int8; ks bytea[]; ts int2[];
-     BEGIN
-       SELECT count(*) FILTER (WHERE k.type IS NOT NULL AND k.type NOT IN (${kSet}, ${kZset})), count(*) FILTER (WHERE k.type IS NULL),
-           array_agg(t.key ORDER BY k.card, t.key) FILTER (WHERE k.type IS NOT NULL),
-           array_agg(k.type ORDER BY k.card, t.key) FILTER (WHERE k.type IS NOT NULL)
-         INTO nwrong, nmissing, ks, ts
-         FROM (SELECT DISTINCT key FROM unnest(p_keys) AS u(key)) t LEFT JOIN ${s}.kv k ON k.db = p_db AND k.key = t.key
-           AND (k.expires_at IS NULL OR k.expires_at > p_now);
-       IF nwrong > 0 THEN status := 2; RETURN; END IF;
-       status := 1; n := 0;
-       IF nmissing > 0 THEN RETURN; END IF;
-       SELECT count(*) INTO n FROM (
-         SELECT 1 FROM (SELECT z.member FROM ${s}.zsets z WHERE ts[1] = ${kZset} AND z.db = p_db AND z.key = ks[1]
-                        UNION ALL SELECT x.member FROM ${s}.sets x WHERE ts[1] = ${kSet} AND x.db = p_db AND x.key = ks[1]) a
-         WHERE NOT EXISTS (SELECT 1 FROM unnest(ks[2:], ts[2:]) AS o(k, t) WHERE NOT CASE WHEN o.t = ${kZset}
-             THEN EXISTS (SELECT 1 FROM ${s}.zsets z WHERE z.db = p_db AND z.key = o.k AND z.member = a.member)
-             ELSE EXISTS (SELECT 1 FROM ${s}.sets x WHERE x.db = p_db AND x.key = o.k AND x.member = a.member) END)
-         LIMIT CASE WHEN p_limit > 0 THEN p_limit END) q;
-     END $f$`,
+    ...algebraFunctions(s),
     // ZRANDMEMBER: uniform picks (collection/random-sql.ts)
     randomPickFunction(s, kZsetRandom),
   ];

@@ -2,84 +2,62 @@
  * The sorted-set family's statements: reads return kv.type first (no row = missing key); ranges,
  * writes and the set algebra call ./functions.ts. $1 db, $2 key, the last $n now.
  */
-import type { Statement } from '../../key-store';
+import { KeyType, type Statement } from '../../key-store';
+import { call } from '../function-call';
 import { randomPickStatement, type RandomFamily } from '../collection/random-sql';
 import { scanStatement } from '../collection/scan-sql';
-import { liveKey as live } from '../collection/sql';
+import { elementSql, elementsSql, liveKey as live, rowsOf, type CollectionTable } from '../collection/sql';
 
-const rows = 'z.db = k.db AND z.key = k.key';
-
+export const kZsetTable: CollectionTable = { table: 'zsets', alias: 'z', id: 'member', type: KeyType.Zset };
 /** the random picks' function (collection/random-sql.ts), installed by ./functions.ts */
-export const kZsetRandom: RandomFamily = { fn: 'z_rand', table: 'zsets', id: 'member', type: 4 };
+export const kZsetRandom: RandomFamily = { ...kZsetTable, fn: 'z_rand' };
+const rows = rowsOf(kZsetTable);
 /**
  * Always true (no score is NaN, and Postgres sorts NaN above -inf anyway): a query that walks
  * the zsets_score index in (score, member) order without a score bound says it, so that it
  * implies the index's predicate `score IS NOT NULL` (schema v5, docs/postgres.md "Plans").
  */
 export const everyScore = (t: string): string => `${t}.score >= '-Infinity'::float8`;
-const range = '$3::int2, $4::bool, $5::int8, $6::int8, $7::float8, $8::float8, $9::bytea, $10::bytea, $11::int8, $12::int8';
+/** A range's bounds (z_range's p_kind … p_lim, zset/functions.ts), $3 to $12 after db and key */
+const kRange = ['int2', 'bool', 'int8', 'int8', 'float8', 'float8', 'bytea', 'bytea', 'int8', 'int8'];
+const range = kRange.map((t, i) => `$${i + 3}::${t}`).join(', ');
 
 export const kZsetSql = {
-  score: {
-    name: 'pr_z_score',
-    text: `SELECT k.type, z.score FROM kv k LEFT JOIN zsets z ON ${rows} AND z.member = $3::bytea WHERE ${live(4)}`,
-  },
-  mscore: {
-    name: 'pr_z_mscore',
-    text: `SELECT k.type, t.i::int4, z.score FROM kv k CROSS JOIN unnest($3::bytea[]) WITH ORDINALITY AS t(m, i)
-           LEFT JOIN zsets z ON ${rows} AND z.member = t.m WHERE ${live(4)}`,
-  },
+  score: elementSql(kZsetTable, 'z.score'),
+  mscore: elementsSql(kZsetTable, 'z.score'),
   /** rank from the bottom: elements before (score, member) in the zsets_score index */
   rank: {
-    name: 'pr_z_rank',
     text: `SELECT k.type, k.card, (SELECT count(*) FROM zsets x WHERE x.db = k.db AND x.key = k.key
              AND ${everyScore('x')} AND (x.score, x.member) < (z.score, z.member)), z.member IS NOT NULL
            FROM kv k LEFT JOIN zsets z ON ${rows} AND z.member = $3::bytea WHERE ${live(4)}`,
   },
   count: {
-    name: 'pr_z_count',
     text: `SELECT k.type, (SELECT count(*) FROM zsets z WHERE ${rows} AND z.score >= $3::float8 AND z.score <= $4::float8)
            FROM kv k WHERE ${live(5)}`,
   },
   lexCount: {
-    name: 'pr_z_lexcount',
     text: `SELECT k.type, (SELECT count(*) FROM zsets z WHERE ${rows} AND z.member >= $3::bytea AND z.member < $4::bytea)
            FROM kv k WHERE ${live(5)}`,
   },
   lexCountOpen: {
-    name: 'pr_z_lexcount_open',
     text: `SELECT k.type, (SELECT count(*) FROM zsets z WHERE ${rows} AND z.member >= $3::bytea) FROM kv k WHERE ${live(4)}`,
   },
   /** ZRANDMEMBER: $3 count (-1 for one pick); members with their scores */
-  rand: randomPickStatement('pr_z_rand', kZsetRandom, 'score'),
+  rand: randomPickStatement(kZsetRandom, 'score'),
   /** ZSCAN: zsets of ≤ zset-max-listpack-entries (128) come whole (collection/scan-sql.ts) */
-  scan: scanStatement('pr_z_scan', { table: 'zsets', id: 'member', extra: 'score', small: 128 }),
-  range: { name: 'pr_z_range', text: `SELECT status, member, score FROM z_range($1::int2, $2::bytea, ${range}, $13::int8)` },
+  scan: scanStatement(kZsetTable, { extra: 'score', small: 128 }),
+  range: call('z_range', 'status, member, score', 'int2', 'bytea', ...kRange, 'int8'),
   rangeStore: {
-    name: 'pr_z_rangestore',
     text: `SELECT status, n FROM z_rangestore($1::int2, $13::bytea, $2::bytea, ${range}, $14::int8)`,
   },
-  remRange: {
-    name: 'pr_z_remrange',
-    text: `SELECT status, n FROM z_remrange($1::int2, $2::bytea, $3::int2, $4::int8, $5::int8, $6::float8, $7::float8,
-             $8::bytea, $9::bytea, $10::int8)`,
-  },
-  add: {
-    name: 'pr_z_add',
-    text: 'SELECT status, added, changed, score FROM z_add($1::int2, $2::bytea, $3::bytea[], $4::float8[], $5::int2, $6::int8)',
-  },
-  rem: { name: 'pr_z_rem', text: 'SELECT status, n FROM z_rem($1::int2, $2::bytea, $3::bytea[], $4::int8)' },
-  pop: { name: 'pr_z_pop', text: 'SELECT status, member, score FROM z_pop($1::int2, $2::bytea, $3::int8, $4::bool, $5::int8)' },
-  mpop: { name: 'pr_z_mpop', text: 'SELECT status, key, member, score FROM z_mpop($1::int2, $2::bytea[], $3::bool, $4::int8, $5::int8)' },
+  remRange: call('z_remrange', 'status, n', 'int2', 'bytea', 'int2', 'int8', 'int8', 'float8', 'float8', 'bytea', 'bytea', 'int8'),
+  add: call('z_add', 'status, added, changed, score', 'int2', 'bytea', 'bytea[]', 'float8[]', 'int2', 'int8'),
+  rem: call('z_rem', 'status, n', 'int2', 'bytea', 'bytea[]', 'int8'),
+  pop: call('z_pop', 'status, member, score', 'int2', 'bytea', 'int8', 'bool', 'int8'),
+  mpop: call('z_mpop', 'status, key, member, score', 'int2', 'bytea[]', 'bool', 'int8', 'int8'),
   /** $2 op (0 types only, 1 inter, 2 union, 3 diff), $3 keys, $4 weights, $5 aggregate (1 sum, 2 min, 3 max) */
-  combine: {
-    name: 'pr_z_combine',
-    text: 'SELECT status, member, score FROM z_combine($1::int2, $2::int2, $3::bytea[], $4::float8[], $5::int2, $6::int8)',
-  },
-  store: {
-    name: 'pr_z_store',
-    text: 'SELECT status, n FROM z_store($1::int2, $2::bytea, $3::int2, $4::bytea[], $5::float8[], $6::int2, $7::int8)',
-  },
+  combine: call('z_combine', 'status, member, score', 'int2', 'int2', 'bytea[]', 'float8[]', 'int2', 'int8'),
+  store: call('z_store', 'status, n', 'int2', 'bytea', 'int2', 'bytea[]', 'float8[]', 'int2', 'int8'),
   /** ZINTERCARD: $2 keys, $3 limit (0 = none) */
-  interCard: { name: 'pr_z_intercard', text: 'SELECT status, n FROM z_intercard($1::int2, $2::bytea[], $3::int8, $4::int8)' },
+  interCard: call('z_intercard', 'status, n', 'int2', 'bytea[]', 'int8', 'int8'),
 } satisfies Record<string, Statement>;

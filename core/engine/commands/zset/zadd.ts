@@ -7,7 +7,7 @@
 import { RespDouble, RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { eqIgnoreCase } from '../args';
-import { encodeBufferArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, int8Reply, nowArg, statusReply } from '../exec';
 import { string2d } from '../collection/strtod';
 import { defineCommand } from '../define';
 import { zaddEvents } from './events';
@@ -29,8 +29,8 @@ export function zaddExec(s: Parameters<typeof zadd.run>[0], key: Buffer, members
   const values = [dbArg(s), key, encodeBufferArray(members), f8Array(scores), String(flags & ~ZaddFlag.Ch), nowArg()];
   return exec(s, kZsetSql.add, values, statusReply({ 3: kNaN }, (rows) => {
     if (flags & ZaddFlag.Incr) return rows[0][3] === null ? null : new RespDouble(rows[0][3] as number);
-    const added = int(rows[0][1]);
-    return flags & ZaddFlag.Ch ? Number(added) + Number(int(rows[0][2])) : added;
+    const added = int8Reply(rows[0][1]);
+    return flags & ZaddFlag.Ch ? Number(added) + Number(int8Reply(rows[0][2])) : added;
   }));
 }
 

@@ -5,7 +5,7 @@
  */
 import { RespError } from '../../reply';
 import { KeyType } from '../../key-store';
-import { dbArg, exec, int, nowArg, typedRead } from '../collection/exec';
+import { dbArg, exec, int8Reply, nowArg, typedRead } from '../exec';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
 import { f8, parseLexRange, parseScoreRange } from './bounds';
@@ -18,7 +18,7 @@ export const zcount = defineCommand({
   run(s, argv) {
     const r = parseScoreRange(argv[2], argv[3]);
     if (r instanceof RespError) return r;
-    return exec(s, kZsetSql.count, [dbArg(s), argv[1], f8(r.lo), f8(r.hi), nowArg()], typedRead(KeyType.Zset, 0, (rows) => int(rows[0][1])));
+    return exec(s, kZsetSql.count, [dbArg(s), argv[1], f8(r.lo), f8(r.hi), nowArg()], typedRead(KeyType.Zset, 0, (rows) => int8Reply(rows[0][1])));
   },
 });
 
@@ -31,6 +31,6 @@ export const zlexcount = defineCommand({
     if (r instanceof RespError) return r;
     const values = r.hi === null ? [dbArg(s), argv[1], r.lo, nowArg()] : [dbArg(s), argv[1], r.lo, r.hi, nowArg()];
     return exec(s, r.hi === null ? kZsetSql.lexCountOpen : kZsetSql.lexCount, values,
-      typedRead(KeyType.Zset, 0, (rows) => int(rows[0][1])));
+      typedRead(KeyType.Zset, 0, (rows) => int8Reply(rows[0][1])));
   },
 });

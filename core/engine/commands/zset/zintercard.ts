@@ -8,7 +8,7 @@ import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { eqIgnoreCase, parseI64 } from '../args';
 import { positiveLong } from '../collection/args';
-import { encodeBufferArray, dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, int8Reply, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { kCountedKeys } from '../spec';
 import { ZsetOp } from './zcombine';
@@ -39,6 +39,6 @@ export const zintercard = defineCommand({
       const e = error;
       return exec(s, kZsetSql.combine, [dbArg(s), String(ZsetOp.TypesOnly), keys, '{}', '1', nowArg()], statusReply({}, () => e));
     }
-    return exec(s, kZsetSql.interCard, [dbArg(s), keys, String(limit), nowArg()], statusReply({}, (rows) => int(rows[0][1])));
+    return exec(s, kZsetSql.interCard, [dbArg(s), keys, String(limit), nowArg()], statusReply({}, (rows) => int8Reply(rows[0][1])));
   },
 });

@@ -6,7 +6,7 @@
 import { RespError, kNullArray } from '../../reply';
 import { eqIgnoreCase } from '../args';
 import { parseMpop } from '../collection/args';
-import { encodeBufferArray, dbArg, exec, nowArg, statusReply } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { zmpopEvents } from './events';
 import { kCountedKeys } from '../spec';

@@ -6,7 +6,7 @@
 import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { positiveLong } from '../collection/args';
-import { dbArg, exec, nowArg, statusReply } from '../collection/exec';
+import { dbArg, exec, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { zpopEvents } from './events';
 import { kOneKey, type CommandSpec } from '../spec';

@@ -4,7 +4,7 @@
  * https://redis.io/commands/zrank/
  */
 import { KeyType } from '../../key-store';
-import { dbArg, exec, int, nowArg, typedRead } from '../collection/exec';
+import { dbArg, exec, int8Reply, nowArg, typedRead } from '../exec';
 import { defineCommand } from '../define';
 import { kOneKey, type CommandSpec } from '../spec';
 import { kZsetSql } from './sql';
@@ -15,8 +15,8 @@ function rank(name: string, rev: boolean, summary: string): CommandSpec {
     group: 'sorted-set', since: '2.0.0', summary, complexity: 'O(log(N))',
     run: (s, argv) => exec(s, kZsetSql.rank, [dbArg(s), argv[1], argv[2], nowArg()], typedRead(KeyType.Zset, null, (rows) => {
       if (!rows[0][3]) return null;
-      const below = Number(int(rows[0][2]));
-      return rev ? Number(int(rows[0][1])) - 1 - below : below;
+      const below = Number(int8Reply(rows[0][2]));
+      return rev ? Number(int8Reply(rows[0][1])) - 1 - below : below;
     })),
   });
 }

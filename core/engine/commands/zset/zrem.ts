@@ -2,7 +2,8 @@
  * ZREM key member [member …] — members removed; the key goes with its last member.
  * https://redis.io/commands/zrem/
  */
-import { encodeBufferArray, dbArg, distinct, exec, int, nowArg, statusReply } from '../collection/exec';
+import { encodeBufferArray, dbArg, exec, int8Reply, nowArg, statusReply } from '../exec';
+import { distinct } from '../collection/args';
 import { defineCommand } from '../define';
 import { whenRemoved } from '../events';
 import { kOneKey } from '../spec';
@@ -14,5 +15,5 @@ export const zrem = defineCommand({
   group: 'sorted-set', since: '1.2.0', summary: 'Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.',
   complexity: 'O(M*log(N)) with N being the number of elements in the sorted set and M the number of elements to be removed.',
   run: (s, argv) => exec(s, kZsetSql.rem, [dbArg(s), argv[1], encodeBufferArray(distinct(argv.slice(2))), nowArg()],
-    statusReply({}, (rows) => int(rows[0][1]))),
+    statusReply({}, (rows) => int8Reply(rows[0][1]))),
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { connectClient } from '../../primary/postgres/connect';
 import { freshSchema, testPgUrl } from '../../../test/support/pg';
-import { installFunctions } from './functions';
+import { installFunctions } from './install-functions';
 import { migrate } from '../../primary/postgres/migrations';
 
 describe('installFunctions', () => {

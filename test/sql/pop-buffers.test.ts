@@ -9,10 +9,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { startupOptions } from '../../primary/postgres/schema';
-import { migrate } from '../../primary/postgres/migrations';
-import { freshSchema, testPgUrl, withPg } from '../../../test/support/pg';
-import { installFunctions } from './functions';
+import { startupOptions } from '../../core/primary/postgres/schema';
+import { migrate } from '../../core/primary/postgres/migrations';
+import { freshSchema, testPgUrl, withPg } from '../support/pg';
+import { installFunctions } from '../../core/engine/commands/install-functions';
 
 const kElements = 20_000;
 const kDrained = 15_000;

@@ -11,6 +11,8 @@
  * inf/infinity; nothing before or after (no spaces), nan refused, under 5 KiB. Overflow and
  * underflow to zero are refused (ERANGE), like Redis.
  */
+import { live } from '../kv-row';
+
 export function floatFunctions(s: string): string[] {
   return [
     // bit length of a positive integer: estimated from its digits, then corrected exactly
@@ -145,7 +147,7 @@ export function floatFunctions(s: string): string[] {
      BEGIN
        LOOP
          SELECT type, value, expires_at INTO r FROM ${s}.kv WHERE db = p_db AND key = p_key FOR UPDATE;
-         live := FOUND AND (r.expires_at IS NULL OR r.expires_at > p_now);
+         live := FOUND AND ${live('r')};
          IF live THEN
            IF r.type <> 0 THEN status := 2; RETURN; END IF;
            SELECT * INTO a FROM ${s}.ld_parse(r.value);

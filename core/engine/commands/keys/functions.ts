@@ -1,12 +1,12 @@
 /**
  * Server-side functions of the generic key commands (EXPIRE family, RENAME, COPY, MOVE, SWAPDB,
- * RANDOMKEY, MEMORY USAGE). They act on the kv row, whatever the key's type.
+ * RANDOMKEY, MEMORY USAGE, FLUSHALL). They act on the kv row, whatever the key's type.
  *
  * Collection tables (hash, list, set, zset) are listed in kv_children (kChildTables), with the
  * columns to copy read from the catalog. The contract for such a table:
- *   - (db, key) columns naming its kv row; the kv_drop_rows trigger (migration 4) deletes its
- *     rows when the kv row goes (DEL, expiry, overwrite by another type), kv_truncated on
- *     TRUNCATE kv (FLUSHALL);
+ *   - (db, key) columns naming its kv row; triggers kv_deleted and kv_type_changed (function
+ *     kv_drop_rows, migration 4) delete its rows when the kv row goes (DEL, expiry, overwrite by
+ *     another type), kv_truncated on TRUNCATE kv (FLUSHALL);
  *   - its other columns can be copied as they are to another key (identity and generated columns
  *     are left to their defaults).
  * Then RENAME/MOVE re-point the child rows (UPDATE … SET db, key), COPY duplicates them, SWAPDB
@@ -16,15 +16,18 @@
  *
  * move_key / copy_key status: -1 = no such source key, 0 = not done (destination exists), 1 = done.
  */
-import { kWatchMark } from './functions-watch';
+import { expired, kWatchMark, live, watchMark } from '../kv-row';
 
 const kChildTables = ['hashes', 'lists', 'sets', 'zsets'];
 
 export function keyFunctions(s: string): string[] {
-  const live = (r: string) => `(${r}.expires_at IS NULL OR ${r}.expires_at > p_now)`;
-  // both rows locked in (db, key) order, as every multi-row writer does: no deadlocks
-  const lockPair = `PERFORM 1 FROM ${s}.kv WHERE (db = p_sdb AND key = p_src) OR (db = p_ddb AND key = p_dst)
-           ORDER BY db, key FOR UPDATE`;
+  // both rows locked in (db, key) order, as every multi-row writer does: no deadlocks. One
+  // primary-key lookup each: a single statement ordering both rows by (db, key) walked all of
+  // kv_pkey (enable_sort = off prices the index order below a sort of two rows): 168 ms a
+  // RENAME with 300k keys (test/sql/hot-plans.test.ts)
+  const lockPair = `FOR l IN SELECT t.db, t.key FROM unnest(ARRAY[p_sdb, p_ddb], ARRAY[p_src, p_dst]) AS t(db, key) ORDER BY t.db, t.key LOOP
+             PERFORM 1 FROM ${s}.kv k WHERE k.db = l.db AND k.key = l.key FOR UPDATE;
+           END LOOP`;
   return [
     `CREATE OR REPLACE FUNCTION ${s}.kv_children(OUT tbl regclass, OUT db_col text, OUT key_col text, OUT cols text)
      RETURNS SETOF record LANGUAGE sql STABLE AS $f$
@@ -79,7 +82,7 @@ export function keyFunctions(s: string): string[] {
     // RENAME / RENAMENX (same db, p_nx = false / true) and MOVE (another db, p_nx = true)
     `CREATE OR REPLACE FUNCTION ${s}.move_key(p_sdb int2, p_src bytea, p_ddb int2, p_dst bytea, p_nx bool, p_now int8)
      RETURNS int4 LANGUAGE plpgsql AS $f$
-     DECLARE r record; d record; c record;
+     DECLARE r record; d record; c record; l record;
      BEGIN
        LOOP
          BEGIN
@@ -105,7 +108,7 @@ export function keyFunctions(s: string): string[] {
     // COPY source destination [DB n] [REPLACE]: the value, the TTL and any child rows
     `CREATE OR REPLACE FUNCTION ${s}.copy_key(p_sdb int2, p_src bytea, p_ddb int2, p_dst bytea, p_replace bool, p_now int8)
      RETURNS int4 LANGUAGE plpgsql AS $f$
-     DECLARE r record; d record;
+     DECLARE r record; d record; l record;
      BEGIN
        LOOP
          BEGIN
@@ -126,7 +129,7 @@ export function keyFunctions(s: string): string[] {
     // scratch. EXCLUSIVE, not SHARE ROW EXCLUSIVE: that one admits SELECT … FOR UPDATE, whose
     // transaction would then wait for our table lock while we wait for its row: a deadlock.
     // kv rows and child rows change db in place (no foreign key between them since migration 4).
-    // WATCH marks (functions-watch.ts) stay in their database: Redis touches a watched key when
+    // WATCH marks (transactions/functions.ts) stay in their database: Redis touches a watched key when
     // it is live on either side, so a mark whose key is live on the other side goes (its
     // watchers' EXEC fails); an expired row that would land on a mark goes first (lazy expiry).
     `CREATE OR REPLACE FUNCTION ${s}.swap_db(p_a int2, p_b int2, p_now int8) RETURNS void LANGUAGE plpgsql AS $f$
@@ -137,12 +140,12 @@ export function keyFunctions(s: string): string[] {
        FOR c IN SELECT * FROM ${s}.kv_children() LOOP
          EXECUTE format('LOCK TABLE %s IN EXCLUSIVE MODE', c.tbl);
        END LOOP;
-       DELETE FROM ${s}.kv m WHERE m.db IN (p_a, p_b) AND m.expires_at <= 0 AND m.type = ${kWatchMark}
+       DELETE FROM ${s}.kv m WHERE m.db IN (p_a, p_b) AND ${watchMark('m')}
          AND EXISTS (SELECT 1 FROM ${s}.kv o WHERE o.db = CASE WHEN m.db = p_a THEN p_b ELSE p_a END AND o.key = m.key
            AND ${live('o')});
-       DELETE FROM ${s}.kv o WHERE o.db IN (p_a, p_b) AND o.expires_at <= p_now AND o.type <> ${kWatchMark}
+       DELETE FROM ${s}.kv o WHERE o.db IN (p_a, p_b) AND ${expired('o')} AND o.type <> ${kWatchMark}
          AND EXISTS (SELECT 1 FROM ${s}.kv m WHERE m.db = CASE WHEN o.db = p_a THEN p_b ELSE p_a END AND m.key = o.key
-           AND m.expires_at <= 0 AND m.type = ${kWatchMark});
+           AND ${watchMark('m')});
        FOREACH step SLICE 1 IN ARRAY ARRAY[[p_a, -1], [p_b, p_a], [-1, p_b]]::int2[] LOOP
          UPDATE ${s}.kv SET db = step[2], version = txid_current() WHERE db = step[1] AND type <> ${kWatchMark};
          FOR c IN SELECT * FROM ${s}.kv_children() LOOP
@@ -191,6 +194,15 @@ export function keyFunctions(s: string): string[] {
            c.tbl, c.db_col, c.key_col) INTO n USING p_db, p_key;
          bytes := bytes + n;
        END LOOP;
+     END $f$`,
+    // FLUSHALL: TRUNCATE (O(1), where DELETE is O(keys)), the marks put back as they were
+    `CREATE OR REPLACE FUNCTION ${s}.flush_all() RETURNS void LANGUAGE plpgsql AS $f$
+     DECLARE marks ${s}.kv[];
+     BEGIN
+       LOCK TABLE ${s}.kv IN ACCESS EXCLUSIVE MODE;
+       SELECT array_agg(k) INTO marks FROM ${s}.kv k WHERE ${watchMark('k')};
+       TRUNCATE ${s}.kv CASCADE;
+       IF marks IS NOT NULL THEN INSERT INTO ${s}.kv SELECT * FROM unnest(marks); END IF;
      END $f$`,
   ];
 }

@@ -11,32 +11,38 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
-import { kSql } from '../../../workers/storage/statements';
-import { kCardSql } from '../commands/collection/sql';
-import { kHashSql } from '../commands/hash/sql';
-import { kListSql } from '../commands/list/sql';
-import { kSetSql } from '../commands/set/sql';
-import { kZsetSql } from '../commands/zset/sql';
-import { startupOptions } from '../../primary/postgres/schema';
-import { migrate } from '../../primary/postgres/migrations';
-import type { Statement } from '../key-store';
-import { freshSchema, testPgUrl, withPg } from '../../../test/support/pg';
-import { installFunctions } from './functions';
+import { kSql } from '../../workers/storage/statements';
+import { kCardSql } from '../../core/engine/commands/collection/sql';
+import { kKeySql } from '../../core/engine/commands/keys/sql';
+import { kStringSql } from '../../core/engine/commands/string/sql';
+import { kTransactionSql } from '../../core/engine/commands/transactions/sql';
+import { kHashSql } from '../../core/engine/commands/hash/sql';
+import { kListSql } from '../../core/engine/commands/list/sql';
+import { kSetSql } from '../../core/engine/commands/set/sql';
+import { kZsetSql } from '../../core/engine/commands/zset/sql';
+import { startupOptions } from '../../core/primary/postgres/schema';
+import { migrate } from '../../core/primary/postgres/migrations';
+import type { Statement } from '../../core/engine/key-store';
+import { freshSchema, testPgUrl, withPg } from '../support/pg';
+import { installFunctions } from '../../core/engine/commands/install-functions';
 
 const kTables = ['kv', 'hashes', 'lists', 'sets', 'zsets'];
-/** Statements meant to read a whole database (no key to look up) */
-const kWholeDb = new Set(['pr_dbsize', 'pr_flushdb', 'pr_flushall']);
+/** Statements meant to read or write a whole database (no key to look up) */
+const kWholeDb = new Set(['keys.dbsize', 'keys.flushdb', 'keys.flushall', 'keys.swapdb']);
+/** SCAN pages walk kv in kv_hash order: the kv_scan index is their key (keys/sql.ts scanPage) */
+const kHashOrder = new Set(['keys.scanPage']);
 /** LREM compares every element (value is not indexed) and orders the matches by count's sign: a sort is its plan */
-const kSortsMatches = new Set(['pr_l_rem']);
+const kSortsMatches = new Set(['list.rem']);
 /**
  * Random picks read a key whole when it holds at most 256 × count elements, or when sampling
  * found a window too dense (collection/random-sql.ts): a sort bounded by the reply's size, by
  * design. Only that query (ORDER BY random()) is let through.
  */
 const kSmallKeyRandomSort = /ORDER BY random\(\)/;
-/** The key each family's statements get as $2; their other bytea parameters get 'm1' */
-const kFamilies: [string, Record<string, Statement>][] = [
-  ['K', kSql], ['H', { ...kHashSql, card: kCardSql }], ['L', kListSql], ['S', kSetSql], ['Z', kZsetSql],
+/** Each family's statements (named family.member in reports) and the key they get as $2; other bytea parameters get 'm1' */
+const kFamilies: [string, string, Record<string, Statement>][] = [
+  ['lane', 'K', kSql], ['string', 'K', kStringSql], ['keys', 'K', kKeySql], ['transactions', 'K', kTransactionSql],
+  ['hash', 'H', { ...kHashSql, card: kCardSql }], ['list', 'L', kListSql], ['set', 'S', kSetSql], ['zset', 'Z', kZsetSql],
 ];
 
 type Stats = 'empty' | 'one row' | 'large' | 'stale';
@@ -87,12 +93,12 @@ async function prepareTables(schema: string, stats: Stats): Promise<void> {
 }
 
 /** A value of each parameter type, from the `$n::type` casts of the statement */
-function params(st: Statement, key: string): unknown[] {
+function params(name: string, st: Statement, key: string): unknown[] {
   const types: string[] = [];
   for (const m of st.text.matchAll(/\$(\d+)::([a-z0-9]+(\[\])?)/g)) types[Number(m[1]) - 1] ??= m[2]!;
   return Array.from(types, (t, i) => {
     switch (t) {
-      case undefined: throw new Error(`${st.name}: $${i + 1} has no ::type cast`);
+      case undefined: throw new Error(`${name}: $${i + 1} has no ::type cast`);
       case 'bytea': return Buffer.from(i === 1 ? key : 'm1');
       case 'bytea[]': return [Buffer.from(key), Buffer.from('m2')];
       case 'int2': case 'int4': case 'int8': case 'float8': return i === 0 && t === 'int2' ? 0 : 1;
@@ -100,7 +106,7 @@ function params(st: Statement, key: string): unknown[] {
       case 'int4[]': case 'int8[]': case 'float8[]': return [1, 2];
       case 'bool': return false;
       case 'text': return '1';
-      default: throw new Error(`${st.name}: no test value for type ${t}`);
+      default: throw new Error(`${name}: no test value for type ${t}`);
     }
   });
 }
@@ -113,17 +119,22 @@ const kElementEquality = /(^|[\s(.])(field|member|pos)\s*=\s|=\s*(ANY\s*\()?\(?(
 const kKeyEquality = /(^|[\s(.])key\s*=\s|=\s*\(?(\w+\.)?key\)/;
 
 /**
- * What is wrong with a plan: a sequential scan of a keyspace table; kv read through another
- * index than its primary key; a key or element looked up anywhere but in the primary key (an
- * index sharing the (db, key) prefix reads the whole collection, filtering).
+ * What is wrong with a plan: a sequential scan of a keyspace table, or an index scan without an
+ * index condition; kv read through another index than its primary key; a key or element looked
+ * up anywhere but in the primary key (an index sharing the (db, key) prefix reads the whole
+ * collection, filtering).
  */
-function problems(node: PlanNode, out: string[], statement: string, table?: string): string[] {
+function problems(node: PlanNode, out: string[], statement: string, walks: boolean, table?: string): string[] {
   const rel = node['Relation Name'] ?? table;
   const index = node['Index Name'];
   const what = `${node['Node Type']}${rel ? ` on ${rel}` : ''}${index ? ` using ${index}` : ''}`;
   if (rel !== undefined && kTables.includes(rel)) {
     if (/Seq Scan|Sample Scan/.test(node['Node Type'])) out.push(what);
-    if (index !== undefined && rel === 'kv' && index !== 'kv_pkey') out.push(what);
+    // an index walked end to end, on a table the planner knows to be large (enable_sort = off
+    // made it the way to order even two rows); on empty and one-row statistics the table is
+    // that small and autovacuum's ANALYZE replaces the plan as it grows (stale covers the rest)
+    if (walks && /Index (Only )?Scan/.test(node['Node Type']) && node['Index Cond'] === undefined) out.push(`${what} without an index condition`);
+    if (index !== undefined && rel === 'kv' && index !== 'kv_pkey' && !(index === 'kv_scan' && kHashOrder.has(statement))) out.push(what);
     const conds = [node['Index Cond'], node.Filter, node['Recheck Cond']].filter((x) => x !== undefined).join(' AND ');
     if (kElementEquality.test(conds) && index !== undefined && index !== `${rel}_pkey`) out.push(`${what}: ${conds}`);
     if (node.Filter !== undefined && (kKeyEquality.test(node.Filter) || kElementEquality.test(node.Filter))) {
@@ -137,11 +148,11 @@ function problems(node: PlanNode, out: string[], statement: string, table?: stri
     out.push(`Sort of ${input['Node Type']} on ${input['Relation Name']}${input['Index Name'] ? ` using ${input['Index Name']}` : ''}`);
   }
   // a Bitmap Heap Scan names the table, its Bitmap Index Scan child the index
-  for (const child of node.Plans ?? []) problems(child, out, statement, node['Node Type'] === 'Bitmap Heap Scan' ? rel : undefined);
+  for (const child of node.Plans ?? []) problems(child, out, statement, walks, node['Node Type'] === 'Bitmap Heap Scan' ? rel : undefined);
   return out;
 }
 
-async function plansOf(schema: string, generic: boolean): Promise<Map<string, string[]>> {
+async function plansOf(schema: string, generic: boolean, large: boolean): Promise<Map<string, string[]>> {
   const options = startupOptions('unlogged', schema).replace('force_generic_plan', generic ? 'force_generic_plan' : 'force_custom_plan');
   const c = new pg.Client({ connectionString: testPgUrl(), options });
   await c.connect();
@@ -151,7 +162,7 @@ async function plansOf(schema: string, generic: boolean): Promise<Map<string, st
     const at = msg.message?.indexOf('plan:\n') ?? -1;
     if (at < 0) return;
     const plan = JSON.parse(msg.message!.slice(at + 6)) as { 'Query Text': string; Plan: PlanNode };
-    const bad = problems(plan.Plan, [], current)
+    const bad = problems(plan.Plan, [], current, large)
       .filter((p) => !(p.startsWith('Sort of') && kSmallKeyRandomSort.test(plan['Query Text'])));
     if (bad.length > 0) found.set(`${current}: ${plan['Query Text'].replace(/\s+/g, ' ').slice(0, 160)}`, bad);
   });
@@ -159,16 +170,17 @@ async function plansOf(schema: string, generic: boolean): Promise<Map<string, st
     await c.query(`LOAD 'auto_explain'`);
     for (const set of ['log_min_duration = 0', 'log_nested_statements = on', 'log_format = json']) await c.query(`SET auto_explain.${set}`);
     await c.query('SET client_min_messages = log');
-    for (const [key, statements] of kFamilies) {
-      for (const st of Object.values(statements)) {
-        if (kWholeDb.has(st.name)) continue;
-        current = st.name;
+    for (const [family, key, statements] of kFamilies) {
+      for (const [member, st] of Object.entries(statements)) {
+        const name = `${family}.${member}`;
+        if (kWholeDb.has(name)) continue;
+        current = name;
         // twice: a plan cache entry chooses its plan kind at the second execution at the latest
         for (let i = 0; i < 2; i++) {
           await c.query('BEGIN');
           // WATCH's check raises when a version moved; its lookups were planned (and logged) before
-          await c.query({ name: st.name, text: st.text, values: params(st, key) })
-            .catch((err: { code?: string }) => assert.equal(err.code, 'PRW01', `${st.name}: ${String(err)}`));
+          await c.query({ name, text: st.text, values: params(name, st, key) })
+            .catch((err: { code?: string }) => assert.equal(err.code, 'PRW01', `${name}: ${String(err)}`));
           await c.query('ROLLBACK');
         }
       }
@@ -187,7 +199,7 @@ describe('hot statements use the primary key whatever the statistics say', () =>
         const { schema, drop } = await freshSchema(`plans_${stats}`);
         try {
           await prepareTables(schema, stats);
-          const found = await plansOf(schema, generic);
+          const found = await plansOf(schema, generic, stats === 'large' || stats === 'stale');
           assert.deepEqual(Object.fromEntries(found), {});
         } finally {
           await drop();

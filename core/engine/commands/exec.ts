@@ -1,0 +1,58 @@
+/**
+ * How command handlers run their statements: exec() on the session's lane (in order with the
+ * client's other commands), the arguments every statement takes — $1 the session's db, its last
+ * $n now — and the rows → reply mappers of the conventions the families' statements follow:
+ *
+ *   reads     kv.type in the first column, no row = missing or expired key (typedRead)
+ *   functions a status first: 0 = not done / missing, 1 = done, 2 = WRONGTYPE, family codes
+ *             above (statusReply)
+ *
+ * Parameters go in Postgres's binary format where it saves a text round trip (bytea, bytea[],
+ * int8).
+ */
+import { RespError, type Reply } from '../reply';
+import { Err } from '../resp-errors';
+import type { Session } from '../session';
+import type { Rows, Statement } from '../key-store';
+import type { PendingReply } from '../pending-reply';
+import { encodeBufferArray, int8 } from '../pg-driver/binary-array';
+
+export { encodeBufferArray, int8 };
+
+export function exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply): PendingReply {
+  return s.server.store.exec(s, stmt, values, map);
+}
+
+/** $1 of every keyspace statement */
+export const dbArg = (s: Session): string => String(s.db);
+/** $now: the client's clock in Unix ms, the same clock SET EX uses for expires_at */
+export const nowArg = (now: number | bigint = Date.now()): Buffer => int8(now);
+
+/**
+ * The reply of a read whose rows start with kv.type: `empty` when the key is missing, WRONGTYPE
+ * when it holds another type, else map(rows).
+ */
+export function typedRead(type: number, empty: Reply, map: (rows: Rows) => Reply): (rows: Rows) => Reply {
+  return (rows) => {
+    if (rows.length === 0) return empty;
+    if (rows[0][0] !== type) return Err.wrongType;
+    return map(rows);
+  };
+}
+
+/** A function's status column (first) mapped to its error; status ≥ 0 and not an error → map(rows). */
+export function statusReply(errors: Record<number, RespError>, map: (rows: Rows) => Reply): (rows: Rows) => Reply {
+  return (rows) => {
+    const status = rows[0][0] as number;
+    if (status === 2) return Err.wrongType;
+    const e = errors[status];
+    return e ?? map(rows);
+  };
+}
+
+/** Postgres int8 and numeric come back as text: numbers below 2^53 as numbers, else bigint. */
+export function int8Reply(v: unknown): number | bigint {
+  if (typeof v === 'number') return v;
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : BigInt(v as string);
+}
