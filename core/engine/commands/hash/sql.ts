@@ -37,7 +37,7 @@ export const kHashSql = {
   /** HSCAN: hashes of ≤ hash-max-listpack-entries (128) come whole (collection/scan-sql.ts) */
   scan: scanStatement('pr_h_scan', { table: 'hashes', id: 'field', extra: 'value', small: 128 }),
   set: { name: 'pr_h_set', text: 'SELECT status, n FROM h_set($1::int2, $2::bytea, $3::bytea[], $4::bytea[], $5::bool, $6::int8)' },
-  /** a run of HSET / HMSET to one key: the fields that were new (workers/storage/hset-run.ts) */
+  /** a run of HSET / HMSET to one key: the fields that were new (hset-batch.ts) */
   setNew: { name: 'pr_h_set_new', text: 'SELECT status, field FROM h_set_new($1::int2, $2::bytea, $3::bytea[], $4::bytea[], $5::int8)' },
   del: { name: 'pr_h_del', text: 'SELECT status, n FROM h_del($1::int2, $2::bytea, $3::bytea[], $4::int8)' },
   incrBy: { name: 'pr_h_incrby', text: 'SELECT status, result::text FROM h_incrby($1::int2, $2::bytea, $3::bytea, $4::int8, $5::int8)' },

@@ -3,21 +3,20 @@
  * push onto an existing list (0 otherwise). One generic: push(left, onlyExisting).
  * https://redis.io/commands/lpush/
  */
-import { dbArg, exec, int, nowArg, statusReply } from '../collection/exec';
+import { BatchOp } from '../../ops';
+import { countReply } from '../collection/exec';
 import { defineCommand } from '../define';
 import { kOneKey, type CommandSpec } from '../spec';
-import { kListSql } from './sql';
+import { kPushBatch } from './push-batch';
 
 function push(name: string, left: boolean, onlyExisting: boolean, since: string, summary: string): CommandSpec {
   return defineCommand({
     name, arity: -3, flags: ['write', 'denyoom', 'fast'], keys: kOneKey, acl: ['write', 'list', 'fast'],
     group: 'list', since, summary,
     complexity: 'O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.',
-    // elements as a Buffer[] (the connection encodes it as bytea[]): the lane concatenates the
-    // elements of consecutive pushes onto one key into one call (workers/storage/push-run.ts)
-    run: (s, argv) => exec(s, kListSql.push,
-      [dbArg(s), argv[1], argv.slice(2), left ? 'true' : 'false', onlyExisting ? 'true' : 'false', nowArg()],
-      statusReply({}, (rows) => int(rows[0][1]))),
+    // consecutive pushes onto one key run as one call (./push-batch.ts)
+    run: (s, argv) => s.server.store.submit(s,
+      new BatchOp(kPushBatch, { db: s.db, key: argv[1], elements: argv.slice(2), left, onlyExisting }, countReply)),
   });
 }
 

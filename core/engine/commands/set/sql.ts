@@ -28,7 +28,7 @@ export const kSetSql = {
   /** SSCAN: sets of ≤ set-max-intset-entries (512) come whole (collection/scan-sql.ts) */
   scan: scanStatement('pr_s_scan', { table: 'sets', id: 'member', small: 512 }),
   add: { name: 'pr_s_add', text: 'SELECT status, n FROM s_add($1::int2, $2::bytea, $3::bytea[], $4::int8)' },
-  /** a run of SADDs to one key: the members that were new (workers/storage/sadd-run.ts) */
+  /** a run of SADDs to one key: the members that were new (sadd-batch.ts) */
   addNew: { name: 'pr_s_add_new', text: 'SELECT status, member FROM s_add_new($1::int2, $2::bytea, $3::bytea[], $4::int8)' },
   rem: { name: 'pr_s_rem', text: 'SELECT status, n FROM s_rem($1::int2, $2::bytea, $3::bytea[], $4::int8)' },
   pop: { name: 'pr_s_pop', text: 'SELECT status, member FROM s_pop($1::int2, $2::bytea, $3::int8, $4::int4, $5::int8)' },
