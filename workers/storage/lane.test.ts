@@ -162,4 +162,14 @@ describe('lane runs against Postgres', () => {
     assert.equal(statements, 7);
     assert.deepEqual(await Promise.all(ok.ops), [kOk, 2n, 2, 1, 1]);
   });
+
+  it('a transaction with a failing statement commits nothing and says so: no queued reply is sent', async () => {
+    await batch(set('y:a', '1'), incr('y:n', 2n));
+    const inner = [set('y:a', 'changed'), incr('y:n', 1n), sql('SELECT 1/0'), sadd('y:s', 'c')];
+    const out = await batch(new TxOp(inner, []), get('y:a'));
+    assert.match((out.replies[0] as RespError).text, /^ERR transaction failed: division by zero/);
+    assert.equal(str(out.replies[1]), '1');
+    const after = await batch(get('y:a'), incr('y:n', 0n), sadd('y:s', 'c'));
+    assert.deepEqual([str(after.replies[0]), after.replies[1], after.replies[2]], ['1', 2n, 1]);
+  });
 });

@@ -43,7 +43,7 @@ export function sendRun(p: Pipeline, batch: Op[], from: number, to: number): voi
     case OpKind.Incr: return sendIncrs(p, slice<IncrOp>(batch, from, to));
     case OpKind.Batch: return sendBatch(p, slice<BatchOp>(batch, from, to));
     case OpKind.Stmt: return sendStmt(p, first);
-    case OpKind.Tx: return sendTx(p, first, (op) => sendRun(p, [op], 0, 1));
+    case OpKind.Tx: return sendTx(p, first, (op, inTx) => sendRun(inTx, [op], 0, 1));
   }
 }
 

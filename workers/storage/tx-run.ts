@@ -15,7 +15,7 @@ import { kSql } from './statements';
 /** SQLSTATE watch_check() raises when a watched key changed (core/engine/sql/functions-watch.ts) */
 const kWatchChanged = 'PRW01';
 
-export function sendTx(p: Pipeline, tx: TxOp, sendAlone: (op: Op) => void): void {
+export function sendTx(p: Pipeline, tx: TxOp, sendAlone: (op: Op, inTx: Pipeline) => void): void {
   let watchFailed = false;
   let failure: string | undefined;
   const note = (e: Error | null) => {
@@ -29,9 +29,15 @@ export function sendTx(p: Pipeline, tx: TxOp, sendAlone: (op: Op) => void): void
     p.send(kSql.watchCheck.text, [int2Array(w.map((k) => k.db)), encodeBufferArray(w.map((k) => k.key)),
       int8Array(w.map((k) => Number(k.version))), int8(Date.now())], note);
   }
+  // An op's statement error aborts the transaction, yet Postgres answers the COMMIT after it
+  // with a plain "ROLLBACK" tag, not an error: the failure must be noted where the op fails.
+  const inTx: Pipeline = {
+    send: (sql, values, done) => p.send(sql, values, done),
+    fail(ops, e) { note(e); p.fail(ops, e); },
+  };
   for (const op of tx.ops) {
     if (op.kind === OpKind.Tx) op.settle(storageError('nested transaction'));
-    else sendAlone(op);
+    else sendAlone(op, inTx);
   }
   p.send('COMMIT', [], (err) => {
     note(err);
