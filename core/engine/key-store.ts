@@ -1,10 +1,12 @@
 /**
  * The keyspace as command handlers see it. Implemented per worker by workers/storage/lane-store.ts
- * over its Postgres lanes; each method resolves to the command's reply value.
+ * over its Postgres lanes; each method resolves to the command's reply value. Commands whose
+ * statements batch build an op (ops.ts) that says which run it joins and submit it.
  */
 import type { Reply, RespError } from './reply';
 import type { Session, WatchedKey } from './session';
 import type { PendingReply } from './pending-reply';
+import type { Op } from './ops';
 
 /** kv.type: the Redis type of a key. Collection rows live in their own tables (one per family). */
 export const enum KeyType { String = 0, Hash = 1, List = 2, Set = 3, Zset = 4 }
@@ -28,19 +30,23 @@ export type Rows = unknown[][];
 
 export interface KeyStore {
   /**
+   * Queues a command's op (ops.ts) on the session's lane, in order with its other commands, and
+   * returns it: the op is the PendingReply the command answers with.
+   */
+  submit<T extends Op>(s: Session, op: T): T;
+  /**
    * Runs one statement on the session's lane, in order with its other commands, and maps the
    * rows to the reply. Values: Buffer (sent binary), string (text), null. Unqualified table
    * names resolve in the keyspace schema (search_path).
    */
   exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply): PendingReply;
-  get(s: Session, key: Buffer): PendingReply;
-  mget(s: Session, keys: Buffer[]): PendingReply;
-  set(s: Session, key: Buffer, req: SetRequest): PendingReply;
-  /** key, value, key, value… */
-  mset(s: Session, kv: Buffer[]): PendingReply;
+  /**
+   * SET with NX, XX, GET or KEEPTTL: one exact set_cond() call; `map` gets its one row
+   * (status int2: 1 set, 0 not set, 2 wrong type; old bytea: the previous string, for GET).
+   */
+  setCond(s: Session, key: Buffer, req: SetRequest, map: (rows: Rows) => Reply): PendingReply;
   del(s: Session, keys: Buffer[]): PendingReply;
   exists(s: Session, keys: Buffer[]): PendingReply;
-  incrBy(s: Session, key: Buffer, delta: bigint): PendingReply;
   /** WATCH: adds the keys (of the session's db) to s.watched at once; OK once they are filled */
   watch(s: Session, keys: Buffer[]): PendingReply;
   /** the session stops watching these (EXEC, DISCARD, UNWATCH, RESET, disconnect): marks released */

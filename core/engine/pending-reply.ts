@@ -17,8 +17,12 @@ export class PendingReply implements PromiseLike<Reply> {
   private promise: Promise<Reply> | undefined = undefined;
   private resolvePromise: ((value: Reply) => void) | undefined = undefined;
 
-  /** Called by the lane with the reply; later calls are ignored (an op is answered once). */
-  readonly settle = (value: Reply): void => {
+  /**
+   * Called by the lane with the reply; later calls are ignored (an op is answered once). A method,
+   * not a bound arrow: the ops (ops.ts) are PendingReplies, and a closure per command was one
+   * more allocation on the GET/SET path.
+   */
+  settle(value: Reply): void {
     if (this.done) return;
     this.value = value;
     this.done = true;
@@ -34,7 +38,7 @@ export class PendingReply implements PromiseLike<Reply> {
       }
     }
     this.resolvePromise?.(value);
-  };
+  }
 
   then<A = Reply, B = never>(onFulfilled?: ((value: Reply) => A | PromiseLike<A>) | null,
     onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {

@@ -5,8 +5,8 @@ import { NativePgConnection } from '../../core/engine/pg-driver/native-conn';
 import { startupOptions } from '../../core/primary/postgres/schema';
 import { kSql } from '../../workers/storage/statements';
 import { encodeBufferArray, int2Array, int8 } from '../../core/engine/pg-driver/binary-array';
-import { writeArrays } from '../../workers/storage/lane';
-import { OpKind } from '../../workers/storage/ops';
+import { writeArrays } from '../../workers/storage/write-run';
+import { WriteOp } from '../../core/engine/ops';
 
 /** Schema of the `lane` driver: the real keyspace tables (migrations), unlogged. */
 export const kLaneSchema = 'driver_bench_kv';
@@ -101,7 +101,7 @@ async function laneDriver(url: string, inFlight: number, connections: number): P
       // exactly the lane's parameters: de-duplicated, sorted by key (lock order), binary arrays
       const kv: Buffer[] = [];
       for (let i = 0; i < keys.length; i++) kv.push(keys[i], values[i]);
-      const params = writeArrays([{ kind: OpKind.Write, db: 0, kv, exp: null, resolve: () => undefined }]);
+      const params = writeArrays([new WriteOp(0, null, null, kv, null)]);
       conn.send(kSql.write.text, params as Buffer[], (err, res) => (err || !res ? done(err, 0, 0) : done(null, res.affected, 0)));
       conn.sync();
     },

@@ -1,7 +1,7 @@
 /**
- * Runs the lanes carry as one statement (workers/storage/merge-run.ts): consecutive pushes onto
- * one key (push-run.ts), SADDs to one key (sadd-run.ts) and HSET / HMSET to one key
- * (hset-run.ts; HSETNX in between must split the run). The replies must still be
+ * Runs the lanes carry as one statement (the families' batches, core/engine/ops.ts `Batch`):
+ * consecutive pushes onto one key (list/push-batch.ts), SADDs to one key (set/sadd-batch.ts) and
+ * HSET / HMSET to one key (hash/hset-batch.ts; HSETNX in between must split the run). The replies must still be
  * those of serial execution. Pipelined runs on a few keys — missing keys for the X forms, SADDs
  * naming members already in the set or named by an earlier SADD of the run, a string key
  * (WRONGTYPE), keys deleted or shrunk in between — against redis-server, 8 clients at once; and

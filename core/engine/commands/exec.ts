@@ -50,6 +50,11 @@ export function statusReply(errors: Record<number, RespError>, map: (rows: Rows)
   };
 }
 
+/** A family function's (status, count) as the reply: WRONGTYPE for status 2, else the count (SADD, LPUSH, HSET). */
+export function countReply(status: number, n: number): Reply {
+  return status === 2 ? Err.wrongType : n;
+}
+
 /** Postgres int8 and numeric come back as text: numbers below 2^53 as numbers, else bigint. */
 export function int8Reply(v: unknown): number | bigint {
   if (typeof v === 'number') return v;

@@ -37,7 +37,7 @@ export function hashFunctions(s: string): string[] {
          RETURN;
        END LOOP;
      END $f$`,
-    // A run of HSET / HMSET to one key (workers/storage/hset-run.ts): fields distinct, the last
+    // A run of HSET / HMSET to one key (hset-batch.ts): fields distinct, the last
     // value of each; one row per field that was not in the hash, WRONGTYPE is one row (2, NULL).
     `CREATE OR REPLACE FUNCTION ${s}.h_set_new(p_db int2, p_key bytea, p_f bytea[], p_v bytea[], p_now int8)
      RETURNS TABLE (status int2, field bytea) LANGUAGE plpgsql AS $f$

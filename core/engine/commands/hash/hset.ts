@@ -3,15 +3,23 @@
  * field keeps its last value, as if set one after the other.
  * https://redis.io/commands/hset/
  */
-import { wrongArity } from '../../resp-errors';
+import { BatchOp } from '../../ops';
+import type { Reply } from '../../reply';
+import { Err, wrongArity } from '../../resp-errors';
 import { kOk } from '../../shared-replies';
-import { dbArg, exec, int8Reply, nowArg, statusReply } from '../exec';
+import { countReply } from '../exec';
 import { defineCommand } from '../define';
 import { kOneKey, type CommandSpec } from '../spec';
-import { kHashSql } from './sql';
+import { kHsetBatch } from './hset-batch';
+
+/** HMSET answers OK where HSET answers the count of new fields */
+function hmsetReply(status: number): Reply {
+  return status === 2 ? Err.wrongType : kOk;
+}
 
 function hsetLike(name: 'hset' | 'hmset', summary: string): CommandSpec {
   const arity = wrongArity(name);
+  const reply = name === 'hset' ? countReply : hmsetReply;
   return defineCommand({
     name, arity: -4, flags: ['write', 'denyoom', 'fast'], keys: kOneKey, acl: ['write', 'hash', 'fast'],
     events: 'hset',
@@ -25,10 +33,9 @@ function hsetLike(name: 'hset' | 'hmset', summary: string): CommandSpec {
         byField.set(id, [argv[i], argv[i + 1]]);
       }
       const pairs = [...byField.values()];
-      // fields and values as Buffer[] (encoded as bytea[] by the connection): the lane merges
-      // consecutive HSETs to one key into one call (workers/storage/hset-run.ts)
-      const values = [dbArg(s), argv[1], pairs.map((p) => p[0]), pairs.map((p) => p[1]), 'false', nowArg()];
-      return exec(s, kHashSql.set, values, statusReply({}, (rows) => (name === 'hset' ? int8Reply(rows[0][1]) : kOk)));
+      // consecutive HSETs and HMSETs to one key run as one call (./hset-batch.ts)
+      const args = { db: s.db, key: argv[1], fields: pairs.map((p) => p[0]), values: pairs.map((p) => p[1]) };
+      return s.server.store.submit(s, new BatchOp(kHsetBatch, args, reply));
     },
   });
 }

@@ -25,7 +25,7 @@ export const kHashSql = {
   /** HSCAN: hashes of ≤ hash-max-listpack-entries (128) come whole (collection/scan-sql.ts) */
   scan: scanStatement(kHashTable, { extra: 'value', small: 128 }),
   set: call('h_set', 'status, n', 'int2', 'bytea', 'bytea[]', 'bytea[]', 'bool', 'int8'),
-  /** a run of HSET / HMSET to one key: the fields that were new (workers/storage/hset-run.ts) */
+  /** a run of HSET / HMSET to one key: the fields that were new (./hset-batch.ts) */
   setNew: call('h_set_new', 'status, field', 'int2', 'bytea', 'bytea[]', 'bytea[]', 'int8'),
   del: call('h_del', 'status, n', 'int2', 'bytea', 'bytea[]', 'int8'),
   incrBy: call('h_incrby', 'status, result::text', 'int2', 'bytea', 'bytea', 'int8', 'int8'),

@@ -3,11 +3,12 @@
  * push onto an existing list (0 otherwise). One generic: push(left, onlyExisting).
  * https://redis.io/commands/lpush/
  */
-import { dbArg, exec, int8Reply, nowArg, statusReply } from '../exec';
+import { BatchOp } from '../../ops';
+import { countReply } from '../exec';
 import { defineCommand } from '../define';
 import { whenDone } from '../events';
 import { kOneKey, type CommandSpec } from '../spec';
-import { kListSql } from './sql';
+import { kPushBatch } from './push-batch';
 
 function push(name: string, left: boolean, onlyExisting: boolean, since: string, summary: string): CommandSpec {
   return defineCommand({
@@ -15,11 +16,9 @@ function push(name: string, left: boolean, onlyExisting: boolean, since: string,
     events: onlyExisting ? whenDone(left ? 'lpush' : 'rpush') : left ? 'lpush' : 'rpush',
     group: 'list', since, summary,
     complexity: 'O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.',
-    // elements as a Buffer[] (the connection encodes it as bytea[]): the lane concatenates the
-    // elements of consecutive pushes onto one key into one call (workers/storage/push-run.ts)
-    run: (s, argv) => exec(s, kListSql.push,
-      [dbArg(s), argv[1], argv.slice(2), left ? 'true' : 'false', onlyExisting ? 'true' : 'false', nowArg()],
-      statusReply({}, (rows) => int8Reply(rows[0][1]))),
+    // consecutive pushes onto one key run as one call (./push-batch.ts)
+    run: (s, argv) => s.server.store.submit(s,
+      new BatchOp(kPushBatch, { db: s.db, key: argv[1], elements: argv.slice(2), left, onlyExisting }, countReply)),
   });
 }
 

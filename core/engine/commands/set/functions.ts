@@ -27,7 +27,7 @@ export function setFunctions(s: string): string[] {
          RETURN;
        END LOOP;
      END $f$`,
-    // A run of SADDs to one key (workers/storage/sadd-run.ts): the members (distinct) that were
+    // A run of SADDs to one key (sadd-batch.ts): the members (distinct) that were
     // not in the set, one row each; WRONGTYPE is one row (2, NULL).
     `CREATE OR REPLACE FUNCTION ${s}.s_add_new(p_db int2, p_key bytea, p_m bytea[], p_now int8)
      RETURNS TABLE (status int2, member bytea) LANGUAGE plpgsql AS $f$

@@ -3,24 +3,32 @@
  * generic. The key is created by its first member and goes with its last.
  * https://redis.io/commands/sadd/
  */
-import { dbArg, exec, int8Reply, nowArg, statusReply } from '../exec';
+import { BatchOp } from '../../ops';
+import type { Session } from '../../session';
 import { distinct } from '../collection/args';
+import { countReply, dbArg, exec, int8Reply, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { whenDone, whenRemoved } from '../events';
-import { kOneKey, type CommandSpec } from '../spec';
+import { kOneKey, type CommandSpec, type RunResult } from '../spec';
+import { kSaddBatch } from './sadd-batch';
 import { kSetSql } from './sql';
 
+/** consecutive SADDs to one key run as one call (./sadd-batch.ts) */
+function add(s: Session, argv: Buffer[]): RunResult {
+  return s.server.store.submit(s, new BatchOp(kSaddBatch, { db: s.db, key: argv[1], members: distinct(argv.slice(2)) }, countReply));
+}
+
+function rem(s: Session, argv: Buffer[]): RunResult {
+  return exec(s, kSetSql.rem, [dbArg(s), argv[1], distinct(argv.slice(2)), nowArg()], statusReply({}, (rows) => int8Reply(rows[0][1])));
+}
+
 function change(name: 'sadd' | 'srem', summary: string): CommandSpec {
-  const stmt = name === 'sadd' ? kSetSql.add : kSetSql.rem;
   return defineCommand({
     name, arity: -3, flags: name === 'sadd' ? ['write', 'denyoom', 'fast'] : ['write', 'fast'], keys: kOneKey,
     events: name === 'sadd' ? whenDone('sadd') : whenRemoved('srem'),
     acl: ['write', 'set', 'fast'], group: 'set', since: '1.0.0', summary,
     complexity: `O(1) for each element ${name === 'sadd' ? 'added' : 'removed'}, so O(N) for N elements.`,
-    // members as a Buffer[] (encoded as bytea[] by the connection): the lane merges consecutive
-    // SADDs to one key into one call (workers/storage/sadd-run.ts)
-    run: (s, argv) => exec(s, stmt, [dbArg(s), argv[1], distinct(argv.slice(2)), nowArg()],
-      statusReply({}, (rows) => int8Reply(rows[0][1]))),
+    run: name === 'sadd' ? add : rem,
   });
 }
 

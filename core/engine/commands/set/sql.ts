@@ -25,7 +25,7 @@ export const kSetSql = {
   /** SSCAN: sets of ≤ set-max-intset-entries (512) come whole (collection/scan-sql.ts) */
   scan: scanStatement(kSetTable, { small: 512 }),
   add: call('s_add', 'status, n', 'int2', 'bytea', 'bytea[]', 'int8'),
-  /** a run of SADDs to one key: the members that were new (workers/storage/sadd-run.ts) */
+  /** a run of SADDs to one key: the members that were new (./sadd-batch.ts) */
   addNew: call('s_add_new', 'status, member', 'int2', 'bytea', 'bytea[]', 'int8'),
   rem: call('s_rem', 'status, n', 'int2', 'bytea', 'bytea[]', 'int8'),
   pop: call('s_pop', 'status, member', 'int2', 'bytea', 'int8', 'int4', 'int8'),

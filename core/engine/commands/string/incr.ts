@@ -9,9 +9,16 @@ import { RespError } from '../../reply';
 import { parseI64 } from '../args';
 import { defineCommand } from '../define';
 import { kOneKey, type CommandSpec } from '../spec';
+import { IncrOp } from '../../ops';
+import type { Reply } from '../../reply';
 
 const kMin = -9223372036854775808n;
 const kDecrOverflow = new RespError('ERR decrement would overflow');
+
+/** incr_many's status for the op (as incr_by's, core/engine/sql/functions.ts) and the new value */
+function incrReply(status: number, value: bigint | null): Reply {
+  return status === 2 ? Err.wrongType : status === 3 ? Err.notInteger : status === 4 ? Err.overflow : value;
+}
 
 function incrBy(name: string, sign: 1n | -1n, fromArg: boolean, summary: string): CommandSpec {
   return defineCommand({
@@ -27,7 +34,7 @@ function incrBy(name: string, sign: 1n | -1n, fromArg: boolean, summary: string)
         if (sign === -1n && v === kMin) return kDecrOverflow;
         delta = v;
       }
-      return s.server.store.incrBy(s, argv[1], sign * delta);
+      return s.server.store.submit(s, new IncrOp(s.db, argv[1], sign * delta, incrReply));
     },
   });
 }

@@ -4,6 +4,7 @@
  */
 import { wrongArity } from '../../resp-errors';
 import { defineCommand } from '../define';
+import { WriteOp } from '../../ops';
 
 const kArity = wrongArity('mset');
 
@@ -16,6 +17,6 @@ export const mset = defineCommand({
   complexity: 'O(N)',
   run(s, argv) {
     if (argv.length % 2 === 0) return kArity;
-    return s.server.store.mset(s, argv.slice(1));
+    return s.server.store.submit(s, new WriteOp(s.db, null, null, argv.slice(1), null));
   },
 });

@@ -5,8 +5,10 @@
  * https://redis.io/commands/set/
  */
 import { Err } from '../../resp-errors';
-import { RespError } from '../../reply';
-import { SetCond, type SetRequest } from '../../key-store';
+import { RespError, type Reply } from '../../reply';
+import { SetCond, type Rows, type SetRequest } from '../../key-store';
+import { WriteOp } from '../../ops';
+import { kOk } from '../../shared-replies';
 import { lower } from '../args';
 import { defineCommand } from '../define';
 import { setEvents } from './events';
@@ -42,6 +44,17 @@ export function parseSet(argv: Buffer[]): SetRequest | RespError {
   return req;
 }
 
+/** set_cond's row (status, old) for SET [NX|XX] [KEEPTTL]: OK when set, nil when the condition failed. */
+function setReply(rows: Rows): Reply {
+  const status = rows[0][0] as number;
+  return status === 2 ? Err.wrongType : status === 1 ? kOk : null;
+}
+
+/** … and with GET: the previous string (nil when there was none), whether or not it was set. */
+export function setGetReply(rows: Rows): Reply {
+  return rows[0][0] === 2 ? Err.wrongType : (rows[0][1] as Buffer | null) ?? null;
+}
+
 export const set = defineCommand({
   name: 'set', arity: -3, flags: ['write', 'denyoom'], keys: kOneKey, acl: ['write', 'string', 'slow'],
   events: setEvents,
@@ -50,6 +63,9 @@ export const set = defineCommand({
   run(s, argv) {
     const req = parseSet(argv);
     if (req instanceof RespError) return req;
-    return s.server.store.set(s, argv[1], req);
+    if (req.cond === SetCond.None && !req.keepTtl && !req.get) {
+      return s.server.store.submit(s, new WriteOp(s.db, argv[1], req.value, null, req.expiresAt));
+    }
+    return s.server.store.setCond(s, argv[1], req, req.get ? setGetReply : setReply);
   },
 });

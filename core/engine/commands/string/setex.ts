@@ -4,7 +4,7 @@
  * https://redis.io/commands/setex/
  */
 import { RespError } from '../../reply';
-import { SetCond } from '../../key-store';
+import { WriteOp } from '../../ops';
 import { defineCommand } from '../define';
 import { setWithTtlEvents } from './events';
 import { expireAt } from '../expiry';
@@ -18,7 +18,7 @@ function setex(name: 'setex' | 'psetex', summary: string): CommandSpec {
     run(s, argv) {
       const at = expireAt(name === 'setex' ? 'ex' : 'px', argv[2], name);
       if (at instanceof RespError) return at;
-      return s.server.store.set(s, argv[1], { value: argv[3], expiresAt: at, cond: SetCond.None, keepTtl: false, get: false });
+      return s.server.store.submit(s, new WriteOp(s.db, argv[1], argv[3], null, at));
     },
   });
 }

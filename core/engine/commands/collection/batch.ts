@@ -1,0 +1,45 @@
+/**
+ * What the collection families' batches (ops.ts `Batch`) share: their ops name one key and merge
+ * only with ops on that key; SADD and HSET runs credit each op with the names it added.
+ */
+import type { Rows } from '../../key-store';
+import type { BatchOp } from '../../ops';
+
+/** Args of a command on one key */
+export interface KeyArgs { db: number; key: Buffer }
+
+export function sameKey(a: KeyArgs, b: KeyArgs): boolean {
+  return a.db === b.db && a.key.equals(b.key);
+}
+
+/** bytes of a key and its arguments, for --batch-max-bytes */
+export function argBytes(key: Buffer, items: readonly Buffer[]): number {
+  let n = key.length;
+  for (const b of items) n += b.length;
+  return n;
+}
+
+/**
+ * rows (status, name) of a function that returns each name it added (s_add_new, h_set_new), or
+ * one (2, NULL) for a wrong type, which every op answers alike. Each op, in arrival order, is
+ * credited with the added names it mentions first (namesOf: its distinct names) — what it would
+ * have answered run alone after the ops before it.
+ */
+export function creditAdded<A>(ops: readonly BatchOp<A>[], rows: Rows, namesOf: (args: A) => readonly Buffer[]): void {
+  if (rows.length > 0 && rows[0][0] === 2) {
+    for (const op of ops) op.answer(2, 0);
+    return;
+  }
+  const added = new Set<string>();
+  for (const r of rows) added.add((r[1] as Buffer).toString('latin1'));
+  for (const op of ops) {
+    let n = 0;
+    for (const name of namesOf(op.args)) if (added.delete(name.toString('latin1'))) n++;
+    op.answer(1, n);
+  }
+}
+
+/** The first row (status, n) of a family function run for one op: n is an int8 (text), a count. */
+export function answerCount<A>(op: BatchOp<A>, rows: Rows): void {
+  op.answer(rows[0][0] as number, Number(rows[0][1]));
+}

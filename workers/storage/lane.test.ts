@@ -1,0 +1,175 @@
+/**
+ * A lane's runs against the real Postgres (a fresh schema, the real migrations and functions),
+ * ops submitted straight to a Lane: everything submitted in one event-loop turn is one batch, so
+ * each test decides exactly what a batch holds and reads the statement count from the lane's stats.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { BatchOp, IncrOp, ReadOp, StmtOp, TxOp, WriteOp, type Op } from '../../core/engine/ops';
+import type { Reply } from '../../core/engine/reply';
+import { RespError } from '../../core/engine/reply';
+import { Err } from '../../core/engine/resp-errors';
+import { kOk } from '../../core/engine/shared-replies';
+import { countReply } from '../../core/engine/commands/exec';
+import { getReply } from '../../core/engine/commands/string/get';
+import { mgetReply } from '../../core/engine/commands/string/mget';
+import { kHsetBatch } from '../../core/engine/commands/hash/hset-batch';
+import { kPushBatch } from '../../core/engine/commands/list/push-batch';
+import { kSaddBatch } from '../../core/engine/commands/set/sadd-batch';
+import { installFunctions } from '../../core/engine/commands/install-functions';
+import { connectClient } from '../../core/primary/postgres/connect';
+import { migrate } from '../../core/primary/postgres/migrations';
+import { startupOptions } from '../../core/primary/postgres/schema';
+import { freshSchema, testPgUrl } from '../../test/support/pg';
+import { Lane } from './lane';
+import { writeArrays } from './write-run';
+
+const b = (s: string) => Buffer.from(s);
+const str = (r: Reply) => (Buffer.isBuffer(r) ? r.toString() : r);
+const get = (k: string) => new ReadOp(0, b(k), null, getReply);
+const mget = (...k: string[]) => new ReadOp(0, null, k.map(b), mgetReply);
+const set = (k: string, v: string) => new WriteOp(0, b(k), b(v), null, null);
+const mset = (...kv: string[]) => new WriteOp(0, null, null, kv.map(b), null);
+const incr = (k: string, by: bigint) => new IncrOp(0, b(k), by, (status, v) => (status === 1 ? v : status));
+const sadd = (k: string, ...m: string[]) => new BatchOp(kSaddBatch, { db: 0, key: b(k), members: m.map(b) }, countReply);
+const hset = (k: string, ...fv: string[]) => new BatchOp(kHsetBatch,
+  { db: 0, key: b(k), fields: fv.filter((_, i) => i % 2 === 0).map(b), values: fv.filter((_, i) => i % 2 === 1).map(b) }, countReply);
+const push = (k: string, left: boolean, onlyExisting: boolean, ...e: string[]) =>
+  new BatchOp(kPushBatch, { db: 0, key: b(k), elements: e.map(b), left, onlyExisting }, countReply);
+const sql = (text: string) => new StmtOp({ text }, [], (rows) => rows.length);
+
+describe('lane runs against Postgres', () => {
+  let lane: Lane;
+  let maxCommands = 256;
+  let drop: () => Promise<void>;
+
+  /** submits ops in one turn (one batch when the lane is idle); resolves to their replies and the statements sent */
+  async function batch(...ops: Op[]): Promise<{ replies: Reply[]; statements: number }> {
+    const before = lane.snapshot().statements;
+    for (const op of ops) lane.submit(op);
+    const replies = await Promise.all(ops);
+    return { replies, statements: lane.snapshot().statements - before };
+  }
+
+  before(async () => {
+    const fresh = await freshSchema('lane_runs');
+    drop = fresh.drop;
+    await migrate(testPgUrl(), { schema: fresh.schema, storageMode: 'unlogged', convertStorageMode: false });
+    const client = await connectClient(testPgUrl());
+    try {
+      await installFunctions(client, fresh.schema);
+    } finally {
+      await client.end();
+    }
+    lane = new Lane({
+      url: testPgUrl(), startupOptions: startupOptions('unlogged', fresh.schema), log: () => undefined,
+      maxCommands: () => maxCommands, maxBytes: () => 4 << 20,
+    });
+    await lane.start();
+  });
+  after(async () => {
+    await lane?.close();
+    await drop?.();
+  });
+
+  it('takes a batch within max commands: 7 ops at 3 a batch are 3 batches, answered in order', async () => {
+    maxCommands = 3;
+    try {
+      const before = lane.snapshot().batches;
+      const { replies } = await batch(set('t1', 'a'), set('t2', 'b'), get('t1'), get('t2'), get('t3'), set('t3', 'c'), get('t3'));
+      assert.deepEqual(replies.map(str), [kOk, kOk, 'a', 'b', null, kOk, 'c']);
+      assert.equal(lane.snapshot().batches - before, 3);
+    } finally {
+      maxCommands = 256;
+    }
+  });
+
+  it('writes: one statement for a run, the last write of a key wins, rows in (db, key) order', async () => {
+    const { replies, statements } = await batch(set('w:b', '1'), mset('w:a', '2', 'w:b', '3', 'w:c', '4'), set('w:a', '5'), set('w:b', '6'));
+    assert.deepEqual(replies, [kOk, kOk, kOk, kOk]);
+    assert.equal(statements, 1);
+    const read = await batch(mget('w:a', 'w:b', 'w:c', 'w:none'));
+    assert.deepEqual((read.replies[0] as Reply[]).map(str), ['5', '6', '4', null]);
+    const [, keys, values] = writeArrays([set('z', '1'), mset('y', '2', 'x', '3', 'z', '4'), set('x', '5')]) as [Int16Array, Buffer[], Buffer[]];
+    assert.deepEqual(keys.map(String), ['x', 'y', 'z']);
+    assert.deepEqual(values.map(String), ['5', '2', '4']);
+  });
+
+  it('reads: each command\'s reply function decides what another type means (GET: WRONGTYPE, MGET: nil)', async () => {
+    await batch(set('r:s', 'v'), sadd('r:set', 'm'));
+    const { replies, statements } = await batch(get('r:s'), get('r:set'), get('r:none'), mget('r:set', 'r:s', 'r:none'));
+    assert.equal(statements, 1);
+    assert.deepEqual([str(replies[0]), replies[1], replies[2]], ['v', Err.wrongType, null]);
+    assert.deepEqual((replies[3] as Reply[]).map(str), [null, 'v', null]);
+  });
+
+  it('increments: one incr_many() for the run, in order, each op its status', async () => {
+    const { replies, statements } = await batch(set('i:s', 'abc'), incr('i:n', 5n), incr('i:n', -2n), incr('i:s', 1n),
+      incr('i:n', 9223372036854775807n), incr('i:m', 1n));
+    assert.equal(statements, 2);
+    assert.deepEqual(replies, [kOk, 5n, 3n, 3, 4, 1n]);
+  });
+
+  it('credits a merged SADD run: each op counts the members it adds first, as serial execution', async () => {
+    await batch(sadd('s', 'a'));
+    const { replies, statements } = await batch(sadd('s', 'a', 'b'), sadd('s', 'b', 'c'), sadd('s', 'c'), sadd('s', 'd', 'a', 'e'));
+    assert.equal(statements, 1);
+    assert.deepEqual(replies, [1, 1, 0, 2]);
+  });
+
+  it('credits a merged HSET run: new fields count once, the last value of a field wins', async () => {
+    await batch(hset('h', 'f1', 'old'));
+    const { replies, statements } = await batch(hset('h', 'f1', 'a', 'f2', 'b'), hset('h', 'f2', 'c', 'f3', 'd'), hset('h', 'f3', 'e'));
+    assert.equal(statements, 1);
+    assert.deepEqual(replies, [1, 1, 0]);
+    const values = await batch(new StmtOp({ text: "SELECT string_agg(convert_from(field, 'UTF8') || '=' || convert_from(value, 'UTF8'), ',' ORDER BY field) FROM hashes WHERE key = 'h'" },
+      [], (rows) => rows[0][0] as string));
+    assert.equal(values.replies[0], 'f1=a,f2=c,f3=e');
+  });
+
+  it('a merged run on a key of another type answers WRONGTYPE to every op', async () => {
+    await batch(set('wt', 'v'));
+    const { replies } = await batch(sadd('wt', 'a'), sadd('wt', 'b'), hset('wt', 'f', 'v'), hset('wt', 'g', 'v'),
+      push('wt', true, false, 'x'), push('wt', true, false, 'y'));
+    assert.deepEqual(replies, Array(6).fill(Err.wrongType));
+  });
+
+  it('push runs: one l_push() whose final length gives each op its serial reply', async () => {
+    const { replies, statements } = await batch(push('l', true, false, 'a'), push('l', true, false, 'b', 'c'), push('l', true, false, 'd'),
+      push('l', false, false, 'z'), push('lx', true, true, 'a'), push('lx', true, true, 'b'));
+    assert.equal(statements, 3);
+    assert.deepEqual(replies, [1, 3, 4, 5, 0, 0]);
+    const list = await batch(new StmtOp({ text: "SELECT string_agg(convert_from(value, 'UTF8'), '' ORDER BY pos) FROM lists WHERE key = 'l'" },
+      [], (rows) => rows[0][0] as string));
+    assert.equal(list.replies[0], 'dcbaz');
+  });
+
+  it('a failing statement fails only its own run', async () => {
+    const { replies, statements } = await batch(set('f:a', '1'), sql('SELECT 1/0'), set('f:b', '2'), sadd('f:s', 'm'), sadd('f:s', 'n'),
+      sql('SELECT * FROM no_such_table'), get('f:a'));
+    assert.equal(statements, 6);
+    assert.equal(replies[0], kOk);
+    assert.match((replies[1] as RespError).text, /^ERR PostgreSQL error 22012: division by zero/);
+    assert.deepEqual([replies[2], replies[3], replies[4]], [kOk, 1, 1]);
+    assert.match((replies[5] as RespError).text, /^ERR PostgreSQL error 42P01/);
+    assert.equal(str(replies[6]), '1');
+  });
+
+  it('a transaction commits all its ops, each op run alone inside it', async () => {
+    const ok = new TxOp([set('x:a', '1'), incr('x:n', 2n), sadd('x:s', 'a', 'b'), sadd('x:s', 'b', 'c'), push('x:l', false, false, 'e')], []);
+    const { replies, statements } = await batch(ok);
+    assert.equal(replies[0], kOk);
+    assert.equal(statements, 7);
+    assert.deepEqual(await Promise.all(ok.ops), [kOk, 2n, 2, 1, 1]);
+  });
+
+  it('a transaction with a failing statement commits nothing and says so: no queued reply is sent', async () => {
+    await batch(set('y:a', '1'), incr('y:n', 2n));
+    const inner = [set('y:a', 'changed'), incr('y:n', 1n), sql('SELECT 1/0'), sadd('y:s', 'c')];
+    const out = await batch(new TxOp(inner, []), get('y:a'));
+    assert.match((out.replies[0] as RespError).text, /^ERR transaction failed: division by zero/);
+    assert.equal(str(out.replies[1]), '1');
+    const after = await batch(get('y:a'), incr('y:n', 0n), sadd('y:s', 'c'));
+    assert.deepEqual([str(after.replies[0]), after.replies[1], after.replies[2]], ['1', 2n, 1]);
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * How much of a lane's queue the next batch takes: at most --batch-max-commands ops and, once
+ * their arguments reach --batch-max-bytes, no more (the op that crosses the line still goes).
+ */
+import { OpKind, type Op } from '../../core/engine/ops';
+
+/** the number of ops at the head of `queue` that form the next batch (at least one) */
+export function batchLength(queue: readonly Op[], maxOps: number, maxBytes: number): number {
+  let n = 0;
+  let bytes = 0;
+  while (n < queue.length && n < maxOps) {
+    const op = queue[n];
+    // a transaction whose WATCH is in this batch: its check needs that answer, so next batch
+    if (n > 0 && op.kind === OpKind.Tx && op.watch.some((w) => w.pending !== undefined)) break;
+    bytes += opBytes(op);
+    n++;
+    if (bytes >= maxBytes) break;
+  }
+  return n;
+}
+
+/** argument bytes of an op, plus 16 for the op itself */
+export function opBytes(op: Op): number {
+  let n = 16;
+  switch (op.kind) {
+    case OpKind.Read:
+      if (op.key !== null) n += op.key.length;
+      else for (const k of op.keys!) n += k.length;
+      break;
+    case OpKind.Write:
+      if (op.key !== null) n += op.key.length + op.data!.length;
+      else for (const b of op.kv!) n += b.length;
+      break;
+    case OpKind.Incr: n += op.key.length; break;
+    case OpKind.Batch: n += op.batch.bytes(op.args); break;
+    case OpKind.Tx: for (const o of op.ops) n += opBytes(o); break;
+    case OpKind.Stmt: for (const v of op.values) n += valueBytes(v); break;
+  }
+  return n;
+}
+
+function valueBytes(v: unknown): number {
+  if (Buffer.isBuffer(v)) return v.length;
+  if (Array.isArray(v)) {
+    let n = 8;
+    for (const b of v) n += Buffer.isBuffer(b) ? b.length : 8;
+    return n;
+  }
+  return 8;
+}
