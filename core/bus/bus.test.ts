@@ -25,7 +25,7 @@ export function recorder(limit = Infinity): Subscriber & { got: Got[]; until(n: 
 const b = (s: string) => Buffer.from(s);
 const turn = () => new Promise((r) => setImmediate(r));
 
-describe('MessageBus in one process', () => {
+describe('MessageBus in one process', { timeout: 30_000 }, () => {
   let p: InThreadBus;
   beforeEach(async () => { p = await inThreadBus(3); });
   afterEach(() => p.close());
