@@ -4,6 +4,7 @@
  *   primary ──conn{fd}──────────▶ worker      worker ──closed{id}──▶ primary
  *   primary ──config{name,value}▶ worker      either ──request{rid,op}──▶ other ──response{rid}──▶
  */
+import type { BusToHub, HubToBus } from './bus/messages';
 import type { OptionValue } from './config/values';
 
 export interface ConnMessage {
@@ -18,8 +19,8 @@ export interface ConfigMessage { type: 'config'; name: string; value: OptionValu
 export interface RequestMessage { type: 'request'; rid: number; op: string; args: unknown }
 export interface ResponseMessage { type: 'response'; rid: number; result?: unknown; error?: string }
 
-export type PrimaryToWorker = ConnMessage | ConfigMessage | RequestMessage | ResponseMessage;
-export type WorkerToPrimary = ClosedMessage | RequestMessage | ResponseMessage | { type: 'ready' };
+export type PrimaryToWorker = ConnMessage | ConfigMessage | RequestMessage | ResponseMessage | HubToBus;
+export type WorkerToPrimary = ClosedMessage | RequestMessage | ResponseMessage | { type: 'ready' } | BusToHub;
 
 /** Data of the long-lived Piscina `serve` task that each worker runs. */
 export interface ServeTask {
