@@ -19,7 +19,8 @@ export interface HubPort {
   postMessage(msg: HubToBus): void;
 }
 
-/** What the hub needs from the link to other instances (PgLink, or nothing in one process). */
+/** What the hub needs from the link to other instances (PgLink, or nothing in one process). The
+ * hub sets the callbacks in its constructor: make it before the link starts. */
 export interface RemoteLink {
   send(items: BusItem[]): void;
   addInterest(key: string): Promise<void>;

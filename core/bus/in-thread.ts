@@ -19,9 +19,9 @@ export interface InThreadBus {
 export async function inThreadBus(workers: number, opts: { link?: Omit<PgLinkOptions, 'log'>; hub?: Partial<HubOptions>; log?: (l: string) => void } = {}): Promise<InThreadBus> {
   const log = opts.log ?? (() => undefined);
   const link = opts.link ? new PgLink({ ...opts.link, log }) : undefined;
-  await link?.start();
   const instance = link?.instance ?? `t${process.pid}-${Math.random().toString(36).slice(2)}`;
-  const hub = new BusHub({ log, ...opts.hub }, link);
+  const hub = new BusHub({ log, ...opts.hub }, link); // before start: it hears the interest loaded
+  await link?.start();
   const ports: MessagePort[] = [];
   const buses: MessageBus[] = [];
   for (let w = 0; w < workers; w++) {

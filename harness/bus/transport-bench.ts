@@ -3,8 +3,8 @@
  * worker thread's messages reach another worker thread of the same process, three ways:
  *
  *   hub        worker ──MessagePort──▶ primary ──MessagePort──▶ worker   (two hops, the primary copies)
- *   broadcast  worker ──BroadcastChannel──▶ every other member (the primary is a member too, as the
- *              bus's Postgres link would be)
+ *   broadcast  worker ──BroadcastChannel──▶ every other member (the workers; the primary is not
+ *              one: it gets only what other instances want, on the worker's port)
  *   ring       worker writes into a SharedArrayBuffer ring, the reader waits with Atomics.waitAsync
  *
  * Open loop: the publisher sends `rate` messages a second on a 1 ms tick whatever the reader
@@ -122,13 +122,9 @@ async function runOne(mode: Mode, rate: number, size: number, seconds: number, i
   const sab = mode === 'ring' ? new SharedArrayBuffer(kHeader + kRingBytes) : undefined;
   const toSub = new MessageChannel();
   const toPub = new MessageChannel();
-  let primaryBc: BroadcastChannel | undefined;
   if (mode === 'hub') {
     // the primary relays: worker → primary → worker, as a hub bus would
     toPub.port2.on('message', (m) => toSub.port1.postMessage(m));
-  } else if (mode === 'broadcast') {
-    primaryBc = new BroadcastChannel(channel);
-    primaryBc.onmessage = () => undefined; // the primary is a member and receives every message
   }
   const base = { mode, rate, size, seconds, sab, channel };
   const sub = new Worker(__filename, { workerData: { ...base, role: 'sub', port: toSub.port2 }, transferList: [toSub.port2] });
@@ -140,7 +136,6 @@ async function runOne(mode: Mode, rate: number, size: number, seconds: number, i
   const cpu = process.cpuUsage(cpu0);
   const elapsed = (now() - t0) / 1e6;
   await Promise.all([pub.terminate(), sub.terminate()]);
-  primaryBc?.close();
   toSub.port1.close();
   toPub.port2.close();
   const cpuUs = cpu.user + cpu.system - idleCpuPerSec * elapsed;
