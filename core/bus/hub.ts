@@ -29,6 +29,8 @@ export interface RemoteLink {
   onItems?: (items: BusItem[]) => void;
   /** set by the hub: whether any other instance wants key changed; resolves once every worker knows */
   onRemoteInterest?: (key: string, present: boolean) => Promise<void>;
+  /** set by the hub: the link was down and is back; wake-ups sent meanwhile were lost */
+  onReconnected?: () => void;
 }
 
 export interface HubOptions {
@@ -57,6 +59,7 @@ export class BusHub {
     if (link) {
       link.onItems = (items) => this.fromRemote(items);
       link.onRemoteInterest = (key, present) => this.remoteChanged(key, present);
+      link.onReconnected = () => this.wakeAll();
     }
   }
 
@@ -187,6 +190,18 @@ export class BusHub {
     else if (present) this.remote.add(key);
     else this.remote.delete(key);
     await this.sendViews([...this.ports.keys()], key);
+  }
+
+  /** Every blocked client of this process re-checks its key: a push on another instance while
+   * the link was down woke nobody here. */
+  private wakeAll(): void {
+    const items: BusItem[] = [];
+    for (const key of this.counts.keys()) {
+      if (key[0] !== 'k') continue;
+      const colon = key.indexOf(':');
+      items.push({ kind: 'w', db: Number(key.slice(1, colon)), a: Buffer.from(key.slice(colon + 1), 'latin1'), b: Buffer.alloc(0) });
+    }
+    if (items.length > 0) this.fromRemote(items);
   }
 
   /** Items from other instances, to the workers that want them, in order. */

@@ -125,12 +125,17 @@ describe('PgLink: two instances on one schema', { timeout: 60_000, skip: process
     assert.ok(A.link!.stats.queueUsage >= 0 && A.link!.stats.queueUsage < 1);
   });
 
-  test('reconnect: after its connection is killed an instance registers again and receives', async () => {
+  test('reconnect: after its connection is killed an instance registers again and receives; its blocked clients re-check', async () => {
     const s = recorder();
     await B.buses[0]!.subscribe('c', b('again'), s);
+    let woken = 0;
+    const waiter = () => { woken++; };
+    await B.buses[1]!.waitKey(0, b('during'), waiter);
     const before = B.link!.stats.reconnects;
     await withPg((c) => c.query(`SELECT pg_terminate_backend(pid) FROM "${schema.schema}".bus_instances WHERE instance = $1`, [B.link!.instance]));
     await until(() => B.link!.stats.reconnects > before && B.link!.stats.connected, 'the reconnect');
+    await until(() => woken === 1, 'the blocked client woken after the reconnect');
+    B.buses[1]!.unwaitKey(0, b('during'), waiter);
     // A learns of B's new registration (H) and sends again
     await until(() => { A.buses[1]!.publish(b('again'), b('x')); return s.got.length > 0; }, 'a message after the reconnect');
     assert.ok(logs.some((l) => /connection to Postgres lost/.test(l)));

@@ -80,6 +80,7 @@ export class PgLink implements RemoteLink {
   };
   onItems?: (items: BusItem[]) => void;
   onRemoteInterest?: (key: string, present: boolean) => Promise<void>;
+  onReconnected?: () => void;
 
   private conn: NativePgConnection | undefined;
   private closed = false;
@@ -423,6 +424,7 @@ export class PgLink implements RemoteLink {
     this.stats.connected = true;
     this.backoff = 100;
     this.flush();
+    if (this.stats.reconnects > 0) this.onReconnected?.();
   }
 
   private down(err: Error): void {
