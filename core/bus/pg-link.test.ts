@@ -114,6 +114,19 @@ describe('PgLink: two instances on one schema', { timeout: 60_000, skip: process
     assert.equal(woken, 1);
   });
 
+  test('repeated wake-ups of one key in one turn go out as one notification', async () => {
+    let woken = 0;
+    const waiter = () => { woken++; };
+    await B.buses[0]!.waitKey(0, b('hot'), waiter);
+    const sent = A.link!.stats.notifications;
+    for (let i = 0; i < 50; i++) A.buses[0]!.wake(0, b('hot'));
+    await until(() => woken > 0, 'the wake-up');
+    await turn();
+    assert.equal(A.link!.stats.notifications - sent, 1);
+    assert.equal(woken, 1);
+    B.buses[0]!.unwaitKey(0, b('hot'), waiter);
+  });
+
   test('the interest registry: rows per instance, removed with the last subscriber', async () => {
     const s = recorder();
     await B.buses[0]!.subscribe('c', b('reg'), s);

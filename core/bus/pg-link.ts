@@ -209,9 +209,19 @@ export class PgLink implements RemoteLink {
       items.length = 0;
     };
     let count = 0;
+    // a wake-up carries no data: one per key per transaction is enough (a hot list pushed by
+    // many clients would otherwise notify once per push)
+    const woken = new Set<string>();
     for (const op of batch) {
       if ('items' in op) {
-        items.push(...op.items);
+        for (const it of op.items) {
+          if (it.kind === 'w') {
+            const k = `${it.db}:${it.a.toString('latin1')}`;
+            if (woken.has(k)) continue;
+            woken.add(k);
+          }
+          items.push(it);
+        }
         count += op.items.length;
       } else {
         emitItems();
