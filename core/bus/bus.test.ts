@@ -1,26 +1,8 @@
 // The bus inside one process: a hub and three worker ends (core/bus/in-thread.ts), no Postgres.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { Subscriber } from './bus';
 import { inThreadBus, type InThreadBus } from './in-thread';
-
-type Got = [kind: string, channel: string, message: string, pattern?: string];
-
-export function recorder(limit = Infinity): Subscriber & { got: Got[]; until(n: number): Promise<void> } {
-  const got: Got[] = [];
-  let wake: (() => void) | undefined;
-  return {
-    got,
-    deliver(kind, channel, message, pattern) {
-      got.push(pattern ? [kind, channel.toString(), message.toString(), pattern.toString()] : [kind, channel.toString(), message.toString()]);
-      wake?.();
-      return got.length < limit;
-    },
-    async until(n) {
-      while (got.length < n) await new Promise<void>((r) => (wake = r));
-    },
-  };
-}
+import { recorder } from './test-recorder';
 
 const b = (s: string) => Buffer.from(s);
 const turn = () => new Promise((r) => setImmediate(r));

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { migrate } from '../primary/postgres/migrations';
 import { startupOptions } from '../primary/postgres/schema';
 import { freshSchema, testPgUrl, withPg } from '../../test/support/pg';
-import { recorder } from './bus.test';
+import { recorder } from './test-recorder';
 import { inThreadBus, type InThreadBus } from './in-thread';
 
 const b = (s: string) => Buffer.from(s);
