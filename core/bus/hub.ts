@@ -46,6 +46,8 @@ const kDefaults = { ackTimeoutMs: 1000, keyLingerMs: 30_000 };
 export class BusHub {
   private readonly ports = new Map<number, HubPort>();
   private readonly counts = new Map<string, Map<number, number>>();
+  /** the pattern keys of counts with their Buffer: what a message from another instance is matched against */
+  private readonly patterns = new Map<string, Buffer>();
   private readonly remote = new Set<string>();
   private readonly remotePatterns = new PatternSet();
   private readonly acks = new Map<number, { left: Set<number>; done: () => void }>();
@@ -105,11 +107,17 @@ export class BusHub {
     const before = this.total(key);
     let per = this.counts.get(key);
     if (n > 0) {
-      if (!per) this.counts.set(key, per = new Map());
+      if (!per) {
+        this.counts.set(key, per = new Map());
+        if (key[0] === 'p') this.patterns.set(key, Buffer.from(key.slice(1), 'latin1'));
+      }
       per.set(w, n);
     } else if (per) {
       per.delete(w);
-      if (per.size === 0) this.counts.delete(key);
+      if (per.size === 0) {
+        this.counts.delete(key);
+        this.patterns.delete(key);
+      }
     }
     const after = this.total(key);
     const views = [...this.ports.keys()].filter((v) => v !== w);
@@ -217,7 +225,7 @@ export class BusHub {
     const key = (it.kind === 's' ? 's' : 'c') + it.a.toString('latin1');
     if ((this.counts.get(key)?.get(w) ?? 0) > 0) return true;
     if (it.kind === 's') return false;
-    for (const [k, per] of this.counts) if (k[0] === 'p' && (per.get(w) ?? 0) > 0 && matchKey(k, it.a)) return true;
+    for (const [k, pattern] of this.patterns) if ((this.counts.get(k)?.get(w) ?? 0) > 0 && globMatch(pattern, it.a)) return true;
     return false;
   }
 
@@ -226,8 +234,4 @@ export class BusHub {
     this.linger.clear();
     for (const id of [...this.acks.keys()]) this.finishAck(id);
   }
-}
-
-function matchKey(patternKey: string, channel: Buffer): boolean {
-  return globMatch(Buffer.from(patternKey.slice(1), 'latin1'), channel);
 }
