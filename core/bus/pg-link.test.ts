@@ -138,6 +138,23 @@ describe('PgLink: two instances on one schema', { timeout: 60_000, skip: process
     assert.ok(A.link!.stats.queueUsage >= 0 && A.link!.stats.queueUsage < 1);
   });
 
+  test('a listener that stops reading holds the notification queue: the usage gauge rises', async () => {
+    const s = recorder();
+    await B.buses[0]!.subscribe('c', b('queue'), s);
+    // a session idle in a transaction reads no notifications, so the queue keeps them for it
+    await withPg(async (stuck) => {
+      await stuck.query(`LISTEN "${A.link!.channel}"`);
+      await stuck.query('BEGIN');
+      await stuck.query('SELECT 1');
+      const m = Buffer.alloc(4000, 'q'); // one page of the queue every two notifications
+      for (let i = 0; i < 400; i++) A.buses[0]!.publish(b('queue'), m);
+      await s.until(400);
+      await A.link!.checkNow();
+      assert.ok(A.link!.stats.queueUsage > 0, `queue usage ${A.link!.stats.queueUsage}`);
+      await stuck.query('COMMIT');
+    });
+  });
+
   test('reconnect: after its connection is killed an instance registers again and receives; its blocked clients re-check', async () => {
     const s = recorder();
     await B.buses[0]!.subscribe('c', b('again'), s);
