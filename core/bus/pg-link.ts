@@ -87,6 +87,7 @@ export class PgLink implements RemoteLink {
   private seq = 0;
   private ops: Op[] = [];
   private flushing = false;
+  private flushQueued = false;
   private readonly own = new Set<string>();
   private readonly byInstance = new Map<string, Set<string>>();
   private readonly presence = new Map<string, number>();
@@ -137,7 +138,14 @@ export class PgLink implements RemoteLink {
       return;
     }
     this.ops.push({ items });
-    this.flush();
+    // what the other workers' ports deliver in this turn of the loop joins the same transaction
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      setImmediate(() => {
+        this.flushQueued = false;
+        this.flush();
+      });
+    }
   }
 
   /** Registers key; resolves once every other live instance acknowledged it (or ackTimeoutMs). */
