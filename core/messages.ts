@@ -5,6 +5,7 @@
  *   primary ──config{name,value}▶ worker      either ──request{rid,op}──▶ other ──response{rid}──▶
  *   primary ──expired{dbs,keys}─▶ worker      worker ──hook{listening}──▶ primary
  */
+import type { BusToHub, HubToBus } from './bus/messages';
 import type { OptionValue } from './config/values';
 
 export interface ConnMessage {
@@ -29,8 +30,8 @@ export interface HookMessage { type: 'hook'; listening: boolean }
 export interface RequestMessage { type: 'request'; rid: number; op: string; args: unknown }
 export interface ResponseMessage { type: 'response'; rid: number; result?: unknown; error?: string }
 
-export type PrimaryToWorker = ConnMessage | ConfigMessage | ExpiredMessage | RequestMessage | ResponseMessage;
-export type WorkerToPrimary = ClosedMessage | HookMessage | RequestMessage | ResponseMessage | { type: 'ready' };
+export type PrimaryToWorker = ConnMessage | ConfigMessage | ExpiredMessage | RequestMessage | ResponseMessage | HubToBus;
+export type WorkerToPrimary = ClosedMessage | HookMessage | RequestMessage | ResponseMessage | { type: 'ready' } | BusToHub;
 
 /** Data of the long-lived Piscina `serve` task that each worker runs. */
 export interface ServeTask {

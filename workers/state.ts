@@ -16,6 +16,7 @@ import { LaneStore } from './storage/lane-store';
 import { unwatchAll } from '../core/engine/commands/transactions/watch';
 import { newHistogram, record as recordLatency } from '../core/metrics/log2-histogram';
 import { WriteHook } from '../core/engine/write-hook';
+import { busChannelName, MessageBus } from '../core/bus/bus';
 
 export function emptyStats(): WorkerStats {
   return {
@@ -33,6 +34,8 @@ export class WorkerState implements ServerContext {
   readonly store: LaneStore;
   /** the primary's sweeper reports expired keys only while a hook of some worker listens */
   readonly writeHook = new WriteHook((listening) => this.port.postMessage({ type: 'hook', listening }));
+  /** pub/sub, blocked-client wake-ups and keyspace events, process- and instance-wide (core/bus) */
+  readonly bus: MessageBus;
   stats = emptyStats();
   /** record()'s cache of the last command's entry in stats.commands (cleared with the stats) */
   private lastSpec: CommandSpec | undefined = undefined;
@@ -56,6 +59,7 @@ export class WorkerState implements ServerContext {
       log: (line) => this.log(line),
     });
     this.rpc = new Rpc(port, (op, args) => this.onRequest(op, args));
+    this.bus = new MessageBus(port, this.workerIndex, busChannelName(this.runId));
     port.on('message', (msg: PrimaryToWorker) => this.onMessage(msg));
   }
 
@@ -65,7 +69,8 @@ export class WorkerState implements ServerContext {
 
   private onMessage(msg: PrimaryToWorker): void {
     if (this.rpc.handle(msg)) return;
-    if (msg.type === 'conn') this.adopt(msg);
+    if (msg.type === 'bus') this.bus.onHubMessage(msg);
+    else if (msg.type === 'conn') this.adopt(msg);
     else if (msg.type === 'config') this.applyConfig(msg.name, String(msg.value));
     else if (msg.type === 'expired') this.onExpired(msg);
   }
@@ -178,6 +183,7 @@ export class WorkerState implements ServerContext {
     while (this.clients.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     for (const c of [...this.clients.values()]) c.destroy();
     await this.store.close();
+    this.bus.close();
     setImmediate(() => {
       this.port.close();
       this.onStopped();

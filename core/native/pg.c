@@ -18,12 +18,13 @@
  *   [1 ERROR,   (offset, length) × 4 for SQLSTATE, message, detail, hint]
  *   [2 ABORTED] skipped: an earlier statement in its sync group failed
  *   [3 SYNC]
+ * Notifications (LISTEN) parsed in the same wakeup follow, in one onnotify(array) call.
  * Offsets are absolute byte offsets in the Buffer, which is a 64 KiB slab shared by consecutive
  * deliveries (reserve() in pg-results.c); onresults gets (buffer, Int32Array view, first int, int count). Parameters arrive the other way round, encoded
  * by core/engine/pg-driver/params.ts into one Buffer (pg_decode_params in pg-params.c).
  *
  * Lifetime: the JS object holds the struct (napi_wrap). While commands are in flight (or the
- * connection is being made) the struct holds a strong reference to the JS object and keeps the
+ * connection is being made, or it LISTENs: setListening) the struct holds a strong reference to the JS object and keeps the
  * poll handle ref'ed, so callbacks always find their object; when idle the reference is weak and
  * the handle unref'ed: a forgotten idle connection neither pins the process nor leaks (the
  * finalizer closes it). The struct is freed only when the JS side is gone AND every uv handle it
@@ -86,18 +87,26 @@ static void on_handle_closed(uv_handle_t *h) {
   maybe_release(c);
 }
 
-void pg_set_busy(PgConn *c, int busy) {
-  if (busy == c->busy) return;
-  c->busy = busy;
+/* Busy (commands in flight) or listening: the JS object is held and the poll handle keeps the
+ * loop alive. Idle otherwise: weak and unref'ed. */
+static void update_ref(PgConn *c) {
+  int want = c->busy || c->listening;
+  if (want == c->refd) return;
+  c->refd = want;
   if (c->self && !c->js_gone && !c->env_teardown) {
     uint32_t count;
-    if (busy) napi_reference_ref(c->env, c->self, &count);
+    if (want) napi_reference_ref(c->env, c->self, &count);
     else napi_reference_unref(c->env, c->self, &count);
   }
   if (c->poll) {
-    if (busy) uv_ref((uv_handle_t *)c->poll);
+    if (want) uv_ref((uv_handle_t *)c->poll);
     else uv_unref((uv_handle_t *)c->poll);
   }
+}
+
+void pg_set_busy(PgConn *c, int busy) {
+  c->busy = busy;
+  update_ref(c);
 }
 
 static void close_poll(PgConn *c) {
@@ -113,6 +122,7 @@ static void close_poll(PgConn *c) {
 /* Closes the connection without calling JS. Safe at any point, including inside onresults. */
 static void teardown(PgConn *c) {
   if (c->state == ST_CLOSED) return;
+  c->listening = 0;
   pg_set_busy(c, 0);
   c->state = ST_CLOSED;
   close_poll(c);
@@ -173,7 +183,7 @@ static int poll_attach(PgConn *c) {
   c->poll = h;
   c->fd = fd;
   c->poll_events = 0;
-  if (!c->busy) uv_unref((uv_handle_t *)h);
+  if (!c->refd) uv_unref((uv_handle_t *)h);
   return 0;
 }
 
@@ -250,6 +260,30 @@ static int collect(PgConn *c) {
   return 0;
 }
 
+/* Every notification libpq parsed (LISTEN, core/bus/pg-link.ts), in arrival order, in one call:
+ * onnotify([pid, channel, payload, pid, channel, payload, …]). Freed even without a listener. */
+static void deliver_notifies(PgConn *c) {
+  PGnotify *n = PQnotifies(c->pg);
+  if (!n) return;
+  napi_env env = c->env;
+  napi_value self = pg_self_value(c), arr = NULL;
+  if (self && napi_create_array(env, &arr) != napi_ok) arr = NULL;
+  uint32_t i = 0;
+  for (; n; n = PQnotifies(c->pg)) {
+    if (arr) {
+      napi_value pid, channel, payload;
+      napi_create_int32(env, n->be_pid, &pid);
+      napi_create_string_utf8(env, n->relname, NAPI_AUTO_LENGTH, &channel);
+      napi_create_string_utf8(env, n->extra ? n->extra : "", NAPI_AUTO_LENGTH, &payload);
+      napi_set_element(env, arr, i++, pid);
+      napi_set_element(env, arr, i++, channel);
+      napi_set_element(env, arr, i++, payload);
+    }
+    PQfreemem(n);
+  }
+  if (arr) pg_call_js(c, self, "onnotify", 1, &arr);
+}
+
 static void io_step(PgConn *c, int status, int events) {
   int broken = status < 0;
   /* libuv reports POLLERR (e.g. the RST that follows a server exit with our unread statements in
@@ -269,6 +303,8 @@ static void io_step(PgConn *c, int status, int events) {
   int oom = collect(c) != 0;
   pg_deliver(c);
   if (c->state != ST_READY) return; /* closed by JS inside onresults */
+  deliver_notifies(c);
+  if (c->state != ST_READY) return; /* closed by JS inside onnotify */
   if (oom || broken) {
     /* uv reports POLLERR (a reset) as EBADF: name it as what it is */
     pg_fail(c, oom ? "out of memory while reading results"
@@ -547,6 +583,22 @@ static napi_value js_close(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* setListening(on): while on, an idle connection keeps its object and the event loop alive, so a
+ * LISTENing connection is not collected and its notifications arrive. */
+static napi_value js_set_listening(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1] = {NULL};
+  PgConn *c = unwrap_this(env, info, &argc, argv);
+  bool on = false;
+  if (!c) return NULL;
+  if (argc < 1 || napi_get_value_bool(env, argv[0], &on) != napi_ok)
+    return postresp_throw(env, kCodeArg, "setListening(on: boolean)");
+  if (c->state == ST_CLOSED) return NULL;
+  c->listening = on;
+  update_ref(c);
+  return NULL;
+}
+
 static napi_value js_backend_pid(napi_env env, napi_callback_info info) {
   size_t argc = 0;
   PgConn *c = unwrap_this(env, info, &argc, NULL);
@@ -572,6 +624,7 @@ napi_status postresp_init_pg(napi_env env, napi_value exports) {
     {"prepare", NULL, js_prepare, NULL, NULL, NULL, napi_default, NULL},
     {"sync", NULL, js_sync, NULL, NULL, NULL, napi_default, NULL},
     {"close", NULL, js_close, NULL, NULL, NULL, napi_default, NULL},
+    {"setListening", NULL, js_set_listening, NULL, NULL, NULL, napi_default, NULL},
     {"backendPid", NULL, js_backend_pid, NULL, NULL, NULL, napi_default, NULL},
     {"serverVersion", NULL, js_server_version, NULL, NULL, NULL, napi_default, NULL},
   };

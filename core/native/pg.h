@@ -37,6 +37,8 @@ typedef struct PgConn {
   int closing_handles;           /* uv_close()d handles whose close callback is pending */
   int state;
   int busy;
+  int listening;                 /* setListening(true): held and ref'ed while idle, for onnotify */
+  int refd;                      /* the JS object is held strongly and the poll handle ref'ed */
   int want_write;                /* PQflush returned 1: wait for writability */
   int js_gone;                   /* finalizer ran */
   int env_teardown;              /* async cleanup hook ran: no more JS calls */

@@ -13,6 +13,8 @@ import { Sweeper } from './sweeper';
 import { AdminHttp } from './admin-http';
 import { mergeCommands, mergeErrors } from '../metrics/aggregate';
 import { kPostrespVersion, kRedisVersion } from '../version';
+import { BusHub } from '../bus/hub';
+import { PgLink } from '../bus/pg-link';
 
 function usage(): string {
   const rows = kOptions.filter((o) => !o.noop).map((o) =>
@@ -42,6 +44,10 @@ async function main(): Promise<void> {
   const sweeperPg = new PrimaryPg(storage.url, storage.startupOptions);
   const sweeper = new Sweeper(sweeperPg, { log, expired: server.expired });
   const embedded = storage.embedded; // supervised: restarted when it dies (docs/postgres.md)
+  // the message bus: between workers in the hub, between instances on one LISTEN connection
+  const busLink = new PgLink({ url: storage.url, startupOptions: storage.startupOptions, schema: storage.schema,
+    instance: server.runId.slice(0, 16), log });
+  server.bus = new BusHub({ log }, busLink);
   server.infoSections = async () => {
     const persistence: [string, string | number][] = [['postresp_storage_mode', storage.storageMode],
       ['postresp_schema', storage.schema], ['postresp_postgres', storage.source.replace(/\s+/g, ' ')],
@@ -56,6 +62,8 @@ async function main(): Promise<void> {
   };
   // after the workers closed their clients and lanes: stop the embedded Postgres, then exit
   server.onStopped.push(async () => {
+    server.bus?.close();
+    await busLink.close();
     await sweeper.stop();
     await sweeperPg.close();
     await primaryPg.close();
@@ -71,6 +79,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   let ready: string;
   try {
+    await busLink.start();
     ready = await server.start();
   } catch (e) {
     await storage.embedded?.stop().catch(() => undefined);
@@ -86,7 +95,8 @@ async function main(): Promise<void> {
         return { connectedClients: d.connectedClients, totalConnectionsReceived: d.totalConnectionsReceived,
           rejectedConnections: d.rejectedConnections, workerRestarts: d.workerRestarts,
           uptimeSeconds: Math.floor((Date.now() - server.startedAt) / 1000), sweeperDeleted: sweeper.deleted,
-          embeddedPg: embedded && { up: embedded.state === 'up', restarts: embedded.restarts, failures: embedded.failures } };
+          embeddedPg: embedded && { up: embedded.state === 'up', restarts: embedded.restarts, failures: embedded.failures },
+          bus: busLink.stats };
       },
       pgAlive: () => Promise.race([
         primaryPg.query('SELECT 1').then(() => true, () => false),

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import type { BusHub } from '../bus/hub';
 import type { Config } from '../config/config';
 import type { ConnMessage, ExpiredMessage, ServeTask, WorkerStats, WorkerToPrimary } from '../messages';
 import type { ExpiredSink } from './sweeper';
@@ -25,6 +26,8 @@ export class WorkerSlot {
 export interface PoolEvents {
   handler: RpcHandler;
   log(line: string): void;
+  /** the message bus's primary end (core/bus/hub.ts): its messages, and workers that die */
+  bus?: BusHub;
 }
 
 export class WorkerPool {
@@ -67,6 +70,7 @@ export class WorkerPool {
       if (msg.type === 'closed') slot.clients.delete(msg.id);
       else if (msg.type === 'hook') slot.hookListening = msg.listening;
       else if (msg.type === 'ready') { slot.ready = true; onReady(); }
+      else if (msg.type === 'bus') this.events.bus?.onMessage(slot.index, port1, msg);
     });
     const task: ServeTask = { ...this.base, port: port2, workerIndex: slot.index, config: this.config.toRecord() };
     const done = this.piscina.run(task, { transferList: [port2] as never }).then(
@@ -76,6 +80,7 @@ export class WorkerPool {
         slot.ready = false;
         slot.hookListening = false;
         rpc.failAll('worker thread exited');
+        this.events.bus?.workerGone(slot.index);
         port1.close();
         const lost = slot.clients.size;
         slot.clients.clear();

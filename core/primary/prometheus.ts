@@ -2,6 +2,7 @@
  * /metrics in the Prometheus text format (version 0.0.4). Histograms come from log2 buckets:
  * `le` bounds are powers of two (µs converted to seconds for durations).
  */
+import type { PgLinkStats } from '../bus/pg-link';
 import type { WorkerStats } from '../messages';
 import { allLanes, mergeCommands, mergeErrors } from '../metrics/aggregate';
 import { kBuckets, mergeInto, newHistogram } from '../metrics/log2-histogram';
@@ -14,6 +15,7 @@ export interface PrimaryFigures {
   uptimeSeconds: number;
   sweeperDeleted: number;
   embeddedPg?: { up: boolean; restarts: number; failures: number }; // only for a server we started
+  bus?: PgLinkStats;
 }
 
 class Out {
@@ -87,5 +89,29 @@ export function renderMetrics(workers: WorkerStats[], p: PrimaryFigures): string
     o.head('postresp_embedded_pg_restart_failures_total', 'counter', 'Restart attempts that failed.');
     o.sample('postresp_embedded_pg_restart_failures_total', {}, p.embeddedPg.failures);
   }
+  if (p.bus) renderBus(o, p.bus);
   return `${o.lines.join('\n')}\n`;
+}
+
+/** The message bus between instances (core/bus/pg-link.ts, docs/messaging.md). */
+function renderBus(o: Out, b: PgLinkStats): void {
+  const rows: [string, 'gauge' | 'counter', string, number][] = [
+    ['postresp_bus_connected', 'gauge', 'Whether the LISTEN/NOTIFY connection is up.', b.connected ? 1 : 0],
+    ['postresp_bus_notification_queue_usage', 'gauge', 'pg_notification_queue_usage(): share of the 8 GB notification queue in use (a listener that stops reading fills it; at 1 every NOTIFY fails).', b.queueUsage],
+    ['postresp_bus_remote_instances', 'gauge', 'Other PostRESP instances on this schema.', b.remoteInstances],
+    ['postresp_bus_remote_interest', 'gauge', 'Channels, patterns and blocked keys other instances listen for.', b.remoteKeys],
+    ['postresp_bus_notifications_total', 'counter', 'Notifications sent.', b.notifications],
+    ['postresp_bus_transactions_total', 'counter', 'Notifying transactions committed.', b.transactions],
+    ['postresp_bus_items_sent_total', 'counter', 'Messages and wake-ups sent to other instances.', b.itemsOut],
+    ['postresp_bus_items_received_total', 'counter', 'Messages and wake-ups received from other instances.', b.itemsIn],
+    ['postresp_bus_large_sent_total', 'counter', 'Messages sent through the bus_messages table (too large for a notification).', b.largeOut],
+    ['postresp_bus_dropped_total', 'counter', 'Messages not sent: disconnected, or the notifying transaction failed.', b.dropped],
+    ['postresp_bus_lost_total', 'counter', 'Notifications of other instances missed (gaps in their sequence, e.g. while reconnecting).', b.lost],
+    ['postresp_bus_large_missing_total', 'counter', 'Large messages whose row was already deleted when fetched.', b.largeMissing],
+    ['postresp_bus_reconnects_total', 'counter', 'Reconnections of the LISTEN/NOTIFY connection.', b.reconnects],
+  ];
+  for (const [name, type, help, v] of rows) {
+    o.head(name, type, help);
+    o.sample(name, {}, v);
+  }
 }

@@ -6,6 +6,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
+import type { BusHub } from '../bus/hub';
 import type { Config } from '../config/config';
 import { isUnavailable, parseBind } from './bind';
 import { PostrespError, kErrListen } from '../errors';
@@ -34,6 +35,8 @@ export class PrimaryServer {
   tcpPort = 0;
   /** INFO sections the storage adds (persistence, keyspace) */
   infoSections: (() => Promise<Record<string, [string, string | number][]>>) | undefined;
+  /** the message bus's primary end, set before start() */
+  bus: BusHub | undefined;
   /** called after clients are closed, before exit (stops storage) */
   onStopped: Array<() => Promise<void>> = [];
   /** the sweeper's expired keys, to the workers whose write hook listens (once the pool started) */
@@ -49,6 +52,7 @@ export class PrimaryServer {
     this.pool = new WorkerPool(this.config, { runId: this.runId, startedAt: this.startedAt, tcpPort: 0, ...this.extra } as never, {
       handler: (op, args) => this.onWorkerRequest(op, args),
       log: this.log,
+      bus: this.bus,
     });
     const ready = await this.listen();
     await this.pool.start();

@@ -12,10 +12,14 @@ export interface NativePgConn {
   close(): void;
   backendPid(): number;
   serverVersion(): number;
+  /** while true an idle connection stays referenced and keeps the event loop alive (LISTEN) */
+  setListening(on: boolean): void;
   onconnect?: (message: string | null) => void;
   /** layout[start, start + count) describes this delivery; offsets are absolute in data */
   onresults?: (data: Buffer, layout: Int32Array, start: number, count: number) => void;
   onclose?: (message: string) => void;
+  /** LISTEN notifications of one wakeup, flattened: [pid, channel, payload, pid, …] */
+  onnotify?: (flat: (number | string)[]) => void;
 }
 
 export interface PgAddon {

@@ -64,6 +64,9 @@ export class NativePgConnection {
   /** Called once when the connection ends: with the error when it was lost, without when
    * close() was called. Pending commands have already failed by then. */
   onClose?: (err?: Error) => void;
+  /** LISTEN notifications, in arrival order (core/bus/pg-link.ts). Set it before LISTEN; call
+   * setListening(true) so an idle listening connection keeps the process alive. */
+  onNotification?: (channel: string, payload: string, pid: number) => void;
 
   private closedError: PgConnectionError | null = null;
   private readonly statements = new Map<string, Statement>();
@@ -82,6 +85,9 @@ export class NativePgConnection {
 
   private constructor(private readonly native: NativePgConn) {
     native.onresults = (data, layout, start, count) => this.onResults(data, layout, start, count);
+    native.onnotify = (flat) => {
+      for (let i = 0; i + 2 < flat.length; i += 3) this.onNotification?.(flat[i + 1] as string, flat[i + 2] as string, flat[i] as number);
+    };
     native.onclose = (message) => this.lost(`connection to Postgres lost: ${message.replace(/\s*\n\s*/g, ' ')}`);
   }
 
@@ -142,6 +148,11 @@ export class NativePgConnection {
 
   get serverVersion(): number {
     return this.native.serverVersion();
+  }
+
+  /** true: held and keeping the event loop alive while idle (a LISTENing connection). */
+  setListening(on: boolean): void {
+    if (!this.closedError) this.native.setListening(on);
   }
 
   /** Queues one statement; `cb` gets its result in send order. The fastest form: no promise. */

@@ -188,6 +188,27 @@ export const kMigrations: readonly Migration[] = [
          ADD COLUMN zhi_score float8, ADD COLUMN zhi_member bytea`,
     ],
   },
+  {
+    version: 6,
+    name: 'message bus between instances (docs/messaging.md)',
+    statements: (s) => [
+      // UNLOGGED whatever the storage mode: what they hold describes live connections and
+      // messages in flight, worthless after a crash, and a logged insert per large message would
+      // add WAL to every PUBLISH of more than ~5.9 KB.
+      // A live instance: its bus connection's backend, so any instance can tell a dead one (its
+      // backend is no longer in pg_stat_activity) and forget what it wanted.
+      `CREATE UNLOGGED TABLE ${s}.bus_instances (
+         instance text PRIMARY KEY, pid integer NOT NULL, backend_start timestamptz NOT NULL)`,
+      // What each instance's clients wait for (core/bus/interest.ts keys): nothing is notified
+      // for a key no instance holds.
+      `CREATE UNLOGGED TABLE ${s}.bus_interest (
+         instance text NOT NULL, key bytea NOT NULL, PRIMARY KEY (instance, key))`,
+      // Messages too large for a notification (8000 bytes); the notification carries the id.
+      `CREATE UNLOGGED TABLE ${s}.bus_messages (
+         id bigserial PRIMARY KEY, kind text NOT NULL, db integer NOT NULL, a bytea NOT NULL, b bytea NOT NULL,
+         created_at timestamptz NOT NULL DEFAULT now())`,
+    ],
+  },
 ];
 
 export const kSchemaVersion = kMigrations[kMigrations.length - 1]!.version;
@@ -297,7 +318,7 @@ async function convertMode(c: pg.Client, schema: string, from: StorageMode, to: 
     // first; going unlogged, they convert last.
     const tables = await c.query<{ relname: string }>(
       `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname <> 'meta'
+        WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname <> 'meta' AND c.relname NOT LIKE 'bus\\_%'
         ORDER BY EXISTS (SELECT 1 FROM pg_constraint f WHERE f.confrelid = c.oid AND f.contype = 'f') = $2 DESC,
           c.relname`, [schema, to !== 'unlogged']);
     for (const { relname } of tables.rows) {

@@ -1,0 +1,285 @@
+/**
+ * MessageBus: a worker thread's end of the process-wide message bus (docs/messaging.md). The
+ * pub/sub commands, blocking commands and keyspace notifications use it:
+ *
+ *   publish(channel, message)      → receivers in this process (PUBLISH's reply), delivered to
+ *                                    this worker's subscribers at once, to other workers through
+ *                                    a BroadcastChannel, to other instances through the primary
+ *   subscribe('c'|'p'|'s', name, sub) / unsubscribe(…)   SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE
+ *   waitKey(db, key, waiter) / unwaitKey(…)               a client blocked on key
+ *   wake(db, key)                                          after a commit made key non-empty
+ *
+ * subscribe() and waitKey() resolve once every worker of this process and every other instance
+ * has the new interest: a PUBLISH or a push decided after that reaches it. Each worker keeps a
+ * view of what the others want (counts per key, patterns) so publish() and wake() decide alone,
+ * with no message at all when nobody else listens: wake() costs three Map-size reads then.
+ *
+ * Ordering: one worker's items go out in publish order on each path (own subscribers at once,
+ * BroadcastChannel, primary → Postgres), each path is FIFO, so every subscriber sees a given
+ * publisher's messages in order.
+ */
+import { BroadcastChannel } from 'node:worker_threads';
+import { globMatch } from '../engine/glob';
+import type { ItemKind } from './codec';
+import { blockedKey, interestKey, PatternSet, type InterestKind } from './interest';
+import { asBuffer, type BusToHub, type HubToBus, type LocalFrame, type ViewEntry, type WireItems } from './messages';
+
+/** A subscribed client. deliver() returns false when the client is over its pubsub output limit
+ * (it closes itself): the bus then drops every subscription it holds. */
+export interface Subscriber {
+  deliver(kind: 'm' | 's', channel: Buffer, message: Buffer, pattern?: Buffer): boolean;
+}
+
+export interface PortLike {
+  postMessage(msg: BusToHub): void;
+}
+
+export interface BusStats {
+  published: number;
+  delivered: number;
+  sentLocal: number;
+  sentRemote: number;
+  received: number;
+  wakes: number;
+}
+
+export function busChannelName(instance: string): string {
+  return `postresp-bus:${instance}`;
+}
+
+export class MessageBus {
+  readonly stats: BusStats = { published: 0, delivered: 0, sentLocal: 0, sentRemote: 0, received: 0, wakes: 0 };
+  private readonly own = new Map<string, Set<Subscriber>>();
+  private readonly ownPatterns = new Map<string, { pattern: Buffer; subs: Set<Subscriber> }>();
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly others = new Map<string, number>();
+  private readonly otherPatterns = new PatternSet();
+  private readonly otherKeys = new Set<string>();
+  private readonly remote = new Set<string>();
+  private readonly remotePatterns = new PatternSet();
+  private readonly remoteKeys = new Set<string>();
+  private readonly pending = new Map<number, () => void>();
+  private nextId = 1;
+  private localOut: WireItems = [];
+  private remoteOut: WireItems = [];
+  private flushQueued = false;
+  private readonly channel: BroadcastChannel;
+  private onReady!: () => void;
+  /** resolves when the hub sent this worker its first view of the others' interest */
+  readonly ready = new Promise<void>((r) => (this.onReady = r));
+
+  constructor(private readonly port: PortLike, readonly workerIndex: number, channelName: string) {
+    this.channel = new BroadcastChannel(channelName);
+    this.channel.onmessage = (e) => this.onFrame((e as { data: LocalFrame }).data);
+    // a BroadcastChannel keeps the loop alive; the worker's sockets and lanes already do
+    (this.channel as unknown as { unref(): void }).unref();
+    port.postMessage({ type: 'bus', op: 'hello' });
+  }
+
+  close(): void {
+    this.channel.close();
+    for (const done of this.pending.values()) done();
+    this.pending.clear();
+  }
+
+  // ---------------------------------------------------------------- publishing
+
+  /** Delivers at once to this worker's subscribers; returns the receivers in this process. */
+  publish(channel: Buffer, message: Buffer, shard = false): number {
+    this.stats.published++;
+    const key = interestKey(shard ? 's' : 'c', channel);
+    const kind: 'm' | 's' = shard ? 's' : 'm';
+    let n = this.deliverOwn(kind, key, channel, message);
+    const others = (this.others.get(key) ?? 0) + (shard ? 0 : this.otherPatterns.matches(channel));
+    if (others > 0) this.queue(this.localOut, kind, 0, channel, message);
+    if (this.remote.has(key) || (!shard && this.remotePatterns.matches(channel) > 0)) this.queue(this.remoteOut, kind, 0, channel, message);
+    n += others;
+    return n;
+  }
+
+  /** After a commit that may have made key non-empty: wakes the clients blocked on it anywhere. */
+  wake(db: number, key: Buffer): void {
+    if (this.waiters.size === 0 && this.otherKeys.size === 0 && this.remoteKeys.size === 0) return;
+    const k = blockedKey(db, key);
+    this.wakeOwn(k);
+    if (this.otherKeys.has(k)) this.queue(this.localOut, 'w', db, key, kEmpty);
+    if (this.remoteKeys.has(k)) this.queue(this.remoteOut, 'w', db, key, kEmpty);
+  }
+
+  private queue(out: WireItems, kind: ItemKind, db: number, a: Buffer, b: Buffer): void {
+    out.push(kind, db, a, b);
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      queueMicrotask(() => this.flush());
+    }
+  }
+
+  /** One frame per path per turn of the event loop: a pipeline of PUBLISHes is one message. */
+  private flush(): void {
+    this.flushQueued = false;
+    if (this.localOut.length > 0) {
+      this.stats.sentLocal += this.localOut.length / 4;
+      this.channel.postMessage({ from: this.workerIndex, items: this.localOut } satisfies LocalFrame);
+      this.localOut = [];
+    }
+    if (this.remoteOut.length > 0) {
+      this.stats.sentRemote += this.remoteOut.length / 4;
+      this.port.postMessage({ type: 'bus', op: 'out', items: this.remoteOut });
+      this.remoteOut = [];
+    }
+  }
+
+  // ---------------------------------------------------------------- receiving
+
+  private onFrame(frame: LocalFrame): void {
+    this.receive(frame.items);
+  }
+
+  private receive(items: WireItems): void {
+    for (let i = 0; i + 3 < items.length; i += 4) {
+      this.stats.received++;
+      const kind = items[i] as ItemKind;
+      const a = asBuffer(items[i + 2] as Uint8Array);
+      if (kind === 'w') this.wakeOwn(blockedKey(items[i + 1] as number, a));
+      else this.deliverOwn(kind, interestKey(kind === 's' ? 's' : 'c', a), a, asBuffer(items[i + 3] as Uint8Array));
+    }
+  }
+
+  private deliverOwn(kind: 'm' | 's', key: string, channel: Buffer, message: Buffer): number {
+    let n = 0;
+    const subs = this.own.get(key);
+    if (subs) {
+      for (const s of subs) {
+        n++;
+        if (!s.deliver(kind, channel, message)) this.dropSubscriber(s);
+      }
+    }
+    if (kind === 'm' && this.ownPatterns.size > 0) {
+      for (const p of this.ownPatterns.values()) {
+        if (!globMatch(p.pattern, channel)) continue;
+        for (const s of p.subs) {
+          n++;
+          if (!s.deliver(kind, channel, message, p.pattern)) this.dropSubscriber(s);
+        }
+      }
+    }
+    this.stats.delivered += n;
+    return n;
+  }
+
+  private wakeOwn(key: string): void {
+    const set = this.waiters.get(key);
+    if (!set) return;
+    // in the order they blocked (a Set iterates in insertion order); a copy: a waiter unwaits
+    for (const w of [...set]) {
+      this.stats.wakes++;
+      w();
+    }
+  }
+
+  // ---------------------------------------------------------------- interest
+
+  /** Resolves once the whole process and every other instance deliver name's messages here. */
+  subscribe(kind: InterestKind, name: Buffer, sub: Subscriber): Promise<void> {
+    const key = interestKey(kind, name);
+    let n: number;
+    if (kind === 'p') {
+      let e = this.ownPatterns.get(key);
+      if (!e) this.ownPatterns.set(key, e = { pattern: Buffer.from(name), subs: new Set() });
+      if (e.subs.has(sub)) return Promise.resolve();
+      e.subs.add(sub);
+      n = e.subs.size;
+    } else {
+      let set = this.own.get(key);
+      if (!set) this.own.set(key, set = new Set());
+      if (set.has(sub)) return Promise.resolve();
+      set.add(sub);
+      n = set.size;
+    }
+    return this.report(key, n);
+  }
+
+  /** true when sub held this subscription. */
+  unsubscribe(kind: InterestKind, name: Buffer, sub: Subscriber): boolean {
+    const key = interestKey(kind, name);
+    const set = kind === 'p' ? this.ownPatterns.get(key)?.subs : this.own.get(key);
+    if (!set?.delete(sub)) return false;
+    if (set.size === 0) {
+      if (kind === 'p') this.ownPatterns.delete(key);
+      else this.own.delete(key);
+    }
+    void this.report(key, set.size);
+    return true;
+  }
+
+  /** A client over its output limit: every subscription it holds goes. */
+  dropSubscriber(sub: Subscriber): void {
+    for (const [key, set] of this.own) if (set.has(sub)) this.unsubscribe(key[0] as InterestKind, Buffer.from(key.slice(1), 'latin1'), sub);
+    for (const [key, e] of this.ownPatterns) if (e.subs.has(sub)) this.unsubscribe('p', Buffer.from(key.slice(1), 'latin1'), sub);
+  }
+
+  /** A client blocks on key: resolves once a push anywhere wakes it (then re-check the key). */
+  waitKey(db: number, key: Buffer, waiter: () => void): Promise<void> {
+    const k = blockedKey(db, key);
+    let set = this.waiters.get(k);
+    if (!set) this.waiters.set(k, set = new Set());
+    if (set.has(waiter)) return Promise.resolve();
+    set.add(waiter);
+    return this.report(k, set.size);
+  }
+
+  unwaitKey(db: number, key: Buffer, waiter: () => void): void {
+    const k = blockedKey(db, key);
+    const set = this.waiters.get(k);
+    if (!set?.delete(waiter)) return;
+    if (set.size === 0) this.waiters.delete(k);
+    void this.report(k, set.size);
+  }
+
+  /** Subscriptions in this process other than this worker's, for PUBSUB NUMSUB and the like. */
+  othersCount(key: string): number {
+    return key[0] === 'p' ? (this.otherPatterns.patterns.get(key)?.n ?? 0) : (this.others.get(key) ?? 0);
+  }
+
+  private report(key: string, n: number): Promise<void> {
+    const id = this.nextId++;
+    return new Promise<void>((resolve) => {
+      this.pending.set(id, resolve);
+      this.port.postMessage({ type: 'bus', op: 'count', id, key, n });
+    });
+  }
+
+  /** Messages from the primary's BusHub on the worker's port. */
+  onHubMessage(msg: HubToBus): void {
+    if (msg.op === 'in') {
+      this.receive(msg.items);
+    } else if (msg.op === 'done') {
+      const done = this.pending.get(msg.id);
+      this.pending.delete(msg.id);
+      done?.();
+    } else if (msg.op === 'view') {
+      for (const e of msg.entries) this.applyView(e);
+      this.onReady();
+      if (msg.id !== undefined) this.port.postMessage({ type: 'bus', op: 'ack', id: msg.id });
+    }
+  }
+
+  private applyView(e: ViewEntry): void {
+    const kind = e.key[0];
+    if (kind === 'p') {
+      this.otherPatterns.set(e.key, e.others);
+      this.remotePatterns.set(e.key, e.remote ? 1 : 0);
+      return;
+    }
+    if (e.others > 0) this.others.set(e.key, e.others);
+    else this.others.delete(e.key);
+    if (e.remote) this.remote.add(e.key);
+    else this.remote.delete(e.key);
+    if (kind === 'k') {
+      if (e.others > 0) this.otherKeys.add(e.key); else this.otherKeys.delete(e.key);
+      if (e.remote) this.remoteKeys.add(e.key); else this.remoteKeys.delete(e.key);
+    }
+  }
+}
+
+const kEmpty = Buffer.alloc(0);

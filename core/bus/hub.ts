@@ -1,0 +1,237 @@
+/**
+ * BusHub: the primary thread's part of the message bus. It keeps who wants what in this process
+ * (per worker, per interest key), tells every worker what the others want (so a worker decides
+ * alone where a message goes), registers the process's interest with other instances through the
+ * Postgres link (core/bus/pg-link.ts), and hands what arrives from them to the workers that want
+ * it. Data between workers of the process never passes here (BroadcastChannel, core/bus/bus.ts).
+ *
+ *   count(w, key, n) ─▶ counts[key][w] = n ─▶ view{others, remote} to each other worker, acks
+ *                       first subscriber in the process ─▶ link.addInterest (other instances ack)
+ *                       last one gone ─▶ link.removeInterest (blocked keys linger, see below)
+ *                    ◀─ done ─ only then: SUBSCRIBE / BLPOP can rely on it
+ */
+import { globMatch } from '../engine/glob';
+import type { BusItem } from './codec';
+import { PatternSet } from './interest';
+import { itemsFromWire, itemsToWire, type BusToHub, type HubToBus, type ViewEntry } from './messages';
+
+export interface HubPort {
+  postMessage(msg: HubToBus): void;
+}
+
+/** What the hub needs from the link to other instances (PgLink, or nothing in one process). The
+ * hub sets the callbacks in its constructor: make it before the link starts. */
+export interface RemoteLink {
+  send(items: BusItem[]): void;
+  addInterest(key: string): Promise<void>;
+  removeInterest(key: string): void;
+  /** set by the hub: messages from other instances, in their order */
+  onItems?: (items: BusItem[]) => void;
+  /** set by the hub: whether any other instance wants key changed; resolves once every worker knows */
+  onRemoteInterest?: (key: string, present: boolean) => Promise<void>;
+  /** set by the hub: the link was down and is back; wake-ups sent meanwhile were lost */
+  onReconnected?: () => void;
+}
+
+export interface HubOptions {
+  log(line: string): void;
+  /** a worker that does not acknowledge a view within this is taken as busy or dying */
+  ackTimeoutMs?: number;
+  /** a blocked-key interest stays registered this long after its last waiter (BRPOP loops) */
+  keyLingerMs?: number;
+}
+
+const kDefaults = { ackTimeoutMs: 1000, keyLingerMs: 30_000 };
+
+export class BusHub {
+  private readonly ports = new Map<number, HubPort>();
+  private readonly counts = new Map<string, Map<number, number>>();
+  /** the pattern keys of counts with their Buffer: what a message from another instance is matched against */
+  private readonly patterns = new Map<string, Buffer>();
+  private readonly remote = new Set<string>();
+  private readonly remotePatterns = new PatternSet();
+  private readonly acks = new Map<number, { left: Set<number>; done: () => void }>();
+  private readonly linger = new Map<string, NodeJS.Timeout>();
+  private readonly registered = new Set<string>();
+  private nextAck = 1;
+  private readonly opts: Required<HubOptions>;
+
+  constructor(options: HubOptions, private readonly link?: RemoteLink) {
+    this.opts = { ...kDefaults, ...options };
+    if (link) {
+      link.onItems = (items) => this.fromRemote(items);
+      link.onRemoteInterest = (key, present) => this.remoteChanged(key, present);
+      link.onReconnected = () => this.wakeAll();
+    }
+  }
+
+  /** A message on worker w's port (port: where to answer; it changes when w is replaced). */
+  onMessage(w: number, port: HubPort, msg: BusToHub): void {
+    switch (msg.op) {
+      case 'hello':
+        this.workerGone(w);
+        this.ports.set(w, port);
+        port.postMessage({ type: 'bus', op: 'view', entries: this.snapshot(w) });
+        break;
+      case 'count':
+        void this.count(w, msg.key, msg.n).then(() => this.ports.get(w)?.postMessage({ type: 'bus', op: 'done', id: msg.id }));
+        break;
+      case 'ack':
+        this.ack(msg.id, w);
+        break;
+      case 'out':
+        this.link?.send(itemsFromWire(msg.items));
+        break;
+    }
+  }
+
+  /** Worker w died or was replaced: what it wanted is gone. */
+  workerGone(w: number): void {
+    if (!this.ports.delete(w)) return;
+    for (const [key, per] of this.counts) if (per.has(w)) void this.count(w, key, 0);
+    for (const [id, a] of this.acks) if (a.left.delete(w) && a.left.size === 0) this.finishAck(id);
+  }
+
+  /** Interest keys this process holds (tests, INFO). */
+  keys(): string[] {
+    return [...this.counts.keys()];
+  }
+
+  private total(key: string): number {
+    let n = 0;
+    for (const v of this.counts.get(key)?.values() ?? []) n += v;
+    return n;
+  }
+
+  private async count(w: number, key: string, n: number): Promise<void> {
+    const before = this.total(key);
+    let per = this.counts.get(key);
+    if (n > 0) {
+      if (!per) {
+        this.counts.set(key, per = new Map());
+        if (key[0] === 'p') this.patterns.set(key, Buffer.from(key.slice(1), 'latin1'));
+      }
+      per.set(w, n);
+    } else if (per) {
+      per.delete(w);
+      if (per.size === 0) {
+        this.counts.delete(key);
+        this.patterns.delete(key);
+      }
+    }
+    const after = this.total(key);
+    const views = [...this.ports.keys()].filter((v) => v !== w);
+    await this.sendViews(views, key);
+    if (before === 0 && after > 0) await this.register(key);
+    else if (before > 0 && after === 0) this.unregister(key);
+  }
+
+  private entry(key: string, v: number): ViewEntry {
+    const per = this.counts.get(key);
+    return { key, others: this.total(key) - (per?.get(v) ?? 0), remote: this.remoteHas(key) };
+  }
+
+  private remoteHas(key: string): boolean {
+    return key[0] === 'p' ? this.remotePatterns.patterns.has(key) : this.remote.has(key);
+  }
+
+  /** Sends each worker its view of key; resolves when all acknowledged (or the timeout). */
+  private sendViews(workers: number[], key: string): Promise<void> {
+    if (workers.length === 0) return Promise.resolve();
+    const id = this.nextAck++;
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.opts.log(`bus: worker(s) ${[...(this.acks.get(id)?.left ?? [])].join(',')} did not acknowledge an interest change within ${this.opts.ackTimeoutMs} ms`);
+        this.finishAck(id);
+      }, this.opts.ackTimeoutMs);
+      timer.unref();
+      this.acks.set(id, { left: new Set(workers), done: () => { clearTimeout(timer); resolve(); } });
+      for (const v of workers) this.ports.get(v)!.postMessage({ type: 'bus', op: 'view', entries: [this.entry(key, v)], id });
+    });
+  }
+
+  private ack(id: number, w: number): void {
+    const a = this.acks.get(id);
+    if (a && a.left.delete(w) && a.left.size === 0) this.finishAck(id);
+  }
+
+  private finishAck(id: number): void {
+    const a = this.acks.get(id);
+    this.acks.delete(id);
+    a?.done();
+  }
+
+  private snapshot(w: number): ViewEntry[] {
+    const keys = new Set([...this.counts.keys(), ...this.remote, ...this.remotePatterns.patterns.keys()]);
+    return [...keys].map((k) => this.entry(k, w));
+  }
+
+  private async register(key: string): Promise<void> {
+    const t = this.linger.get(key);
+    if (t) {
+      clearTimeout(t);
+      this.linger.delete(key);
+    }
+    if (this.registered.has(key)) return;
+    this.registered.add(key);
+    await this.link?.addInterest(key);
+  }
+
+  private unregister(key: string): void {
+    if (!this.registered.has(key)) return;
+    const go = () => {
+      this.linger.delete(key);
+      if (this.total(key) > 0) return;
+      this.registered.delete(key);
+      this.link?.removeInterest(key);
+    };
+    // BRPOP in a loop leaves and re-enters the same key every few seconds: keep it registered a
+    // while, so each round trip costs no interest change (at most a needless wake-up)
+    if (key[0] !== 'k' || this.opts.keyLingerMs <= 0) return go();
+    const t = setTimeout(go, this.opts.keyLingerMs);
+    t.unref();
+    this.linger.set(key, t);
+  }
+
+  private async remoteChanged(key: string, present: boolean): Promise<void> {
+    if (key[0] === 'p') this.remotePatterns.set(key, present ? 1 : 0);
+    else if (present) this.remote.add(key);
+    else this.remote.delete(key);
+    await this.sendViews([...this.ports.keys()], key);
+  }
+
+  /** Every blocked client of this process re-checks its key: a push on another instance while
+   * the link was down woke nobody here. */
+  private wakeAll(): void {
+    const items: BusItem[] = [];
+    for (const key of this.counts.keys()) {
+      if (key[0] !== 'k') continue;
+      const colon = key.indexOf(':');
+      items.push({ kind: 'w', db: Number(key.slice(1, colon)), a: Buffer.from(key.slice(colon + 1), 'latin1'), b: Buffer.alloc(0) });
+    }
+    if (items.length > 0) this.fromRemote(items);
+  }
+
+  /** Items from other instances, to the workers that want them, in order. */
+  private fromRemote(items: BusItem[]): void {
+    for (const [w, port] of this.ports) {
+      const mine = items.filter((it) => this.wants(w, it));
+      if (mine.length > 0) port.postMessage({ type: 'bus', op: 'in', items: itemsToWire(mine) });
+    }
+  }
+
+  private wants(w: number, it: BusItem): boolean {
+    if (it.kind === 'w') return (this.counts.get(`k${it.db}:${it.a.toString('latin1')}`)?.get(w) ?? 0) > 0;
+    const key = (it.kind === 's' ? 's' : 'c') + it.a.toString('latin1');
+    if ((this.counts.get(key)?.get(w) ?? 0) > 0) return true;
+    if (it.kind === 's') return false;
+    for (const [k, pattern] of this.patterns) if ((this.counts.get(k)?.get(w) ?? 0) > 0 && globMatch(pattern, it.a)) return true;
+    return false;
+  }
+
+  close(): void {
+    for (const t of this.linger.values()) clearTimeout(t);
+    this.linger.clear();
+    for (const id of [...this.acks.keys()]) this.finishAck(id);
+  }
+}

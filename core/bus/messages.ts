@@ -1,0 +1,52 @@
+/**
+ * Bus messages between a worker's MessageBus (core/bus/bus.ts) and the primary's BusHub
+ * (core/bus/hub.ts), on the worker's MessagePort. Data between workers goes on a
+ * BroadcastChannel instead (LocalFrame); these carry interest and what crosses instances.
+ *
+ *   worker ──hello──────────────────▶ hub     (started: forget this index's old interest)
+ *   worker ──count{id,key,n}────────▶ hub ──view{key,others,remote,id}──▶ every other worker
+ *   worker ◀─done{id}──────────────── hub ◀─ack{id}──────────────────────  (each of them)
+ *   worker ──out{items}─────────────▶ hub ──▶ Postgres (other instances)
+ *   worker ◀─in{items}─────────────── hub ◀── Postgres
+ */
+import type { BusItem, ItemKind } from './codec';
+
+/** A bus item flattened for structured clone: kind, db, a, b (Buffers arrive as Uint8Array). */
+export type WireItems = (ItemKind | number | Uint8Array)[];
+
+export type BusToHub =
+  | { type: 'bus'; op: 'hello' }
+  | { type: 'bus'; op: 'count'; id: number; key: string; n: number }
+  | { type: 'bus'; op: 'ack'; id: number }
+  | { type: 'bus'; op: 'out'; items: WireItems };
+
+/** others: subscriptions (or blocked clients) for key in the other workers of this process;
+ * remote: whether another instance has any. id: acknowledge once applied. */
+export interface ViewEntry { key: string; others: number; remote: boolean }
+
+export type HubToBus =
+  | { type: 'bus'; op: 'view'; entries: ViewEntry[]; id?: number }
+  | { type: 'bus'; op: 'done'; id: number }
+  | { type: 'bus'; op: 'in'; items: WireItems };
+
+/** On the process's BroadcastChannel: one publishing worker's items, in its order. */
+export interface LocalFrame { from: number; items: WireItems }
+
+/** A Buffer over a structured-cloned Uint8Array, without copying. */
+export function asBuffer(u: Uint8Array): Buffer {
+  return Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+}
+
+export function itemsFromWire(items: WireItems): BusItem[] {
+  const out: BusItem[] = [];
+  for (let i = 0; i + 3 < items.length; i += 4) {
+    out.push({ kind: items[i] as ItemKind, db: items[i + 1] as number, a: asBuffer(items[i + 2] as Uint8Array), b: asBuffer(items[i + 3] as Uint8Array) });
+  }
+  return out;
+}
+
+export function itemsToWire(items: readonly BusItem[]): WireItems {
+  const out: WireItems = [];
+  for (const it of items) out.push(it.kind, it.db, it.a, it.b);
+  return out;
+}

@@ -1,0 +1,186 @@
+// Two instances (a hub, its PgLink and two worker ends each) on the test Postgres, one schema:
+// what crosses, in what order, what does not, and the LISTEN/NOTIFY limits (docs/messaging.md).
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { migrate } from '../primary/postgres/migrations';
+import { startupOptions } from '../primary/postgres/schema';
+import { freshSchema, testPgUrl, withPg } from '../../test/support/pg';
+import { recorder } from './test-recorder';
+import { inThreadBus, type InThreadBus } from './in-thread';
+
+const b = (s: string) => Buffer.from(s);
+const turn = () => new Promise((r) => setTimeout(r, 5));
+async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await turn();
+  }
+}
+
+describe('PgLink: two instances on one schema', { timeout: 60_000, skip: process.env.DATABASE_URL ? false : 'DATABASE_URL is not set' }, () => {
+  let schema: { schema: string; drop(): Promise<void> };
+  let A: InThreadBus;
+  let B: InThreadBus;
+  const logs: string[] = [];
+  const start = () => inThreadBus(2, {
+    link: { url: testPgUrl(), startupOptions: startupOptions('unlogged', schema.schema), schema: schema.schema, healthMs: 60_000 },
+    log: (l) => logs.push(l),
+  });
+  before(async () => {
+    schema = await freshSchema('bus_link');
+    await migrate(testPgUrl(), { schema: schema.schema, storageMode: 'unlogged', convertStorageMode: false });
+    A = await start();
+    B = await start();
+  });
+  after(async () => {
+    await A?.close();
+    await B?.close();
+    await schema?.drop();
+  });
+
+  test('PUBLISH on one instance reaches SUBSCRIBE and PSUBSCRIBE on the other, once, in order', async () => {
+    const sub = recorder();
+    const psub = recorder();
+    const local = recorder();
+    await B.buses[1]!.subscribe('c', b('orders'), sub);
+    await B.buses[0]!.subscribe('p', b('ord*'), psub);
+    await A.buses[1]!.subscribe('c', b('orders'), local);
+    // the count is this instance's receivers, as a Redis Cluster node counts its own
+    for (let i = 0; i < 3000; i++) assert.equal(A.buses[0]!.publish(b('orders'), b(`m${i}`)), 1);
+    await sub.until(3000);
+    await psub.until(3000);
+    await local.until(3000);
+    const expected = Array.from({ length: 3000 }, (_, i) => `m${i}`);
+    assert.deepEqual(sub.got.map((g) => g[2]), expected);
+    assert.deepEqual(psub.got.map((g) => g[2]), expected);
+    await turn();
+    // A's own subscriber got each message once: directly, not again through Postgres
+    assert.deepEqual(local.got.map((g) => g[2]), expected);
+    assert.equal(A.link!.stats.lost + B.link!.stats.lost, 0);
+  });
+
+  test('identical messages in one transaction are all delivered (sequence numbers)', async () => {
+    const sub = recorder();
+    await B.buses[0]!.subscribe('c', b('same'), sub);
+    const tx = A.link!.stats.transactions;
+    // 4 KB each: one per notification, so without a sequence the five payloads would be equal
+    const m = Buffer.alloc(4000, 'x');
+    for (let i = 0; i < 5; i++) A.buses[1]!.publish(b('same'), m);
+    await sub.until(5);
+    assert.equal(sub.got.length, 5);
+    assert.ok(A.link!.stats.transactions - tx <= 2, 'one publishing turn is one transaction, give or take');
+  });
+
+  test('a 1 MB message goes through bus_messages, in order among small ones', async () => {
+    const got: Buffer[] = [];
+    await B.buses[1]!.subscribe('c', b('big'), { deliver: (_k, _c, m) => { got.push(Buffer.from(m)); return true; } });
+    const big = Buffer.alloc(1 << 20);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 7) & 255;
+    const w = A.buses[0]!;
+    w.publish(b('big'), b('before'));
+    w.publish(b('big'), big);
+    w.publish(b('big'), b('after'));
+    await until(() => got.length === 3, 'three messages');
+    assert.equal(got[0]!.toString(), 'before');
+    assert.ok(got[1]!.equals(big));
+    assert.equal(got[2]!.toString(), 'after');
+    assert.ok(A.link!.stats.largeOut >= 1 && B.link!.stats.largeIn >= 1);
+  });
+
+  test('nothing is notified when no other instance listens (publish and wake)', async () => {
+    const sent = A.link!.stats.notifications;
+    const tx = A.link!.stats.transactions;
+    const forwarded = A.buses[0]!.stats.sentRemote + A.buses[1]!.stats.sentRemote;
+    for (let i = 0; i < 100; i++) {
+      A.buses[0]!.publish(b('nobody'), b('x'));
+      A.buses[1]!.wake(0, b('nobody-waits'));
+    }
+    await turn();
+    assert.equal(A.link!.stats.notifications, sent);
+    assert.equal(A.link!.stats.transactions, tx);
+    assert.equal(A.buses[0]!.stats.sentRemote + A.buses[1]!.stats.sentRemote, forwarded); // not even to the primary
+  });
+
+  test('a push on one instance wakes a client blocked on the other', async () => {
+    let woken = 0;
+    const waiter = () => { woken++; };
+    await B.buses[1]!.waitKey(3, b('jobs'), waiter);
+    A.buses[0]!.wake(3, b('jobs'));
+    A.buses[0]!.wake(4, b('jobs')); // another db: not this waiter
+    await until(() => woken === 1, 'the wake-up');
+    B.buses[1]!.unwaitKey(3, b('jobs'), waiter);
+    await turn();
+    assert.equal(woken, 1);
+  });
+
+  test('repeated wake-ups of one key in one turn go out as one notification', async () => {
+    let woken = 0;
+    const waiter = () => { woken++; };
+    await B.buses[0]!.waitKey(0, b('hot'), waiter);
+    const sent = A.link!.stats.notifications;
+    for (let i = 0; i < 50; i++) A.buses[0]!.wake(0, b('hot'));
+    await until(() => woken > 0, 'the wake-up');
+    await turn();
+    assert.equal(A.link!.stats.notifications - sent, 1);
+    assert.equal(woken, 1);
+    B.buses[0]!.unwaitKey(0, b('hot'), waiter);
+  });
+
+  test('the interest registry: rows per instance, removed with the last subscriber', async () => {
+    const s = recorder();
+    await B.buses[0]!.subscribe('c', b('reg'), s);
+    const rows = () => withPg(async (c) => (await c.query(`SELECT instance, convert_from(key, 'latin1') AS k FROM "${schema.schema}".bus_interest
+      WHERE key = 'creg'::bytea`)).rows);
+    assert.deepEqual(await rows(), [{ instance: B.link!.instance, k: 'creg' }]);
+    B.buses[0]!.unsubscribe('c', b('reg'), s);
+    await until(async () => (await rows()).length === 0, 'the row removed');
+    assert.ok(A.link!.stats.queueUsage >= 0 && A.link!.stats.queueUsage < 1);
+  });
+
+  test('a listener that stops reading holds the notification queue: the usage gauge rises', async () => {
+    const s = recorder();
+    await B.buses[0]!.subscribe('c', b('queue'), s);
+    // a session idle in a transaction reads no notifications, so the queue keeps them for it
+    await withPg(async (stuck) => {
+      await stuck.query(`LISTEN "${A.link!.channel}"`);
+      await stuck.query('BEGIN');
+      await stuck.query('SELECT 1');
+      const m = Buffer.alloc(4000, 'q'); // one page of the queue every two notifications
+      for (let i = 0; i < 400; i++) A.buses[0]!.publish(b('queue'), m);
+      await s.until(400);
+      await A.link!.checkNow();
+      assert.ok(A.link!.stats.queueUsage > 0, `queue usage ${A.link!.stats.queueUsage}`);
+      await stuck.query('COMMIT');
+    });
+  });
+
+  test('reconnect: after its connection is killed an instance registers again and receives; its blocked clients re-check', async () => {
+    const s = recorder();
+    await B.buses[0]!.subscribe('c', b('again'), s);
+    let woken = 0;
+    const waiter = () => { woken++; };
+    await B.buses[1]!.waitKey(0, b('during'), waiter);
+    const before = B.link!.stats.reconnects;
+    await withPg((c) => c.query(`SELECT pg_terminate_backend(pid) FROM "${schema.schema}".bus_instances WHERE instance = $1`, [B.link!.instance]));
+    await until(() => B.link!.stats.reconnects > before && B.link!.stats.connected, 'the reconnect');
+    await until(() => woken === 1, 'the blocked client woken after the reconnect');
+    B.buses[1]!.unwaitKey(0, b('during'), waiter);
+    // A learns of B's new registration (H) and sends again
+    await until(() => { A.buses[1]!.publish(b('again'), b('x')); return s.got.length > 0; }, 'a message after the reconnect');
+    assert.ok(logs.some((l) => /connection to Postgres lost/.test(l)));
+  });
+
+  test('a dead instance (its backend gone) is forgotten by the health check', async () => {
+    await withPg(async (c) => {
+      await c.query(`INSERT INTO "${schema.schema}".bus_instances VALUES ('ghost', 2147483647, now())`);
+      await c.query(`INSERT INTO "${schema.schema}".bus_interest VALUES ('ghost', 'cghost'::bytea)`);
+      await c.query(`SELECT pg_notify($1, 'Hghost 1')`, [A.link!.channel]);
+    });
+    await until(() => A.link!.stats.remoteInstances === 2, 'A sees the ghost');
+    await until(() => { A.buses[0]!.publish(b('ghost'), b('x')); return A.buses[0]!.stats.sentRemote > 0; }, 'A sending to the ghost');
+    await A.link!.checkNow();
+    await until(() => A.link!.stats.remoteInstances === 1 && B.link!.stats.remoteInstances === 1, 'the ghost forgotten by both');
+    assert.equal((await withPg((c) => c.query(`SELECT 1 FROM "${schema.schema}".bus_interest WHERE instance = 'ghost'`))).rowCount, 0);
+  });
+});
