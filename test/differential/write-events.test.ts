@@ -143,11 +143,13 @@ describe('write hook vs redis-server keyspace events', () => {
       await a.call('FLUSHALL');
       for (const c of [a, b]) assert.equal(await c.call('DEBUG', 'WRITE-HOOK', 'ON'), 'OK');
       await a.call('SELECT', '5');
-      await a.call('SET', 'gone', 'v', 'PX', '1');
+      // a second to live: each worker's 'listening' message reaches the primary before the sweeper
+      // can delete the key (with PX 1 a busy primary swept it first once, and nobody heard it)
+      await a.call('SET', 'gone', 'v', 'PX', '1000');
       await a.call('SET', 'kept', 'v');
       for (const c of [a, b]) {
         const seen: Value[] = [];
-        for (let i = 0; i < 100 && !seen.some((r) => JSON.stringify(r) === '[5,"expired","gone",0]'); i++) {
+        for (let i = 0; i < 200 && !seen.some((r) => JSON.stringify(r) === '[5,"expired","gone",0]'); i++) {
           seen.push(...await c.call('DEBUG', 'WRITE-HOOK', 'READ') as Value[]);
           await new Promise((r) => setTimeout(r, 50));
         }
