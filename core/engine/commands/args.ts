@@ -1,6 +1,6 @@
 /**
  * Argument parsing with Redis's rules (string2ll): optional '-', digits, no '+', no leading zeros,
- * no spaces, within int64. Combinators for option-heavy commands (STYLE.md: `flag`, `named`).
+ * no spaces, within int64; case-insensitive option words (`lower`, `eqIgnoreCase`).
  */
 const kMinus = 45; // -
 const kZero = 48; // 0

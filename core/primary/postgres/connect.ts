@@ -1,5 +1,5 @@
 // Which PostgreSQL to use, and a first connection that turns driver failures into errors an
-// operator can act on. Order (ARCHITECTURE.md "Postgres provisioning"): --pg-url, DATABASE_URL,
+// operator can act on. Order (README "Configuration"): --pg-url, DATABASE_URL,
 // libpq PG* variables, else undefined → the embedded server.
 import pg from 'pg';
 import { PostgresSetupError } from './errors';

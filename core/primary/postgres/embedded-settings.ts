@@ -2,7 +2,7 @@
 // tuning always follows the code that runs (ALTER SYSTEM cannot override a command-line value;
 // use startEmbeddedPostgres({ settings }) instead). Workload: many short single-statement
 // transactions from a few pipelined lanes, point reads and batched upserts by primary key, on a
-// machine where Postgres itself is CPU-bound near 1.8 of 2 cores (ARCHITECTURE.md).
+// machine where Postgres itself is CPU-bound near 1.8 of 2 cores (docs/BENCHMARKS.md).
 import os from 'node:os';
 
 const kMiB = 1024 * 1024;
@@ -38,7 +38,7 @@ export function serverSettings(socketDir: string): Record<string, string> {
     // each opening their own pools. Every slot costs ~10 KB of shared memory until used.
     max_connections: '200',
     // Batched upserts of 1 KiB values wrote 1.5 KB of WAL per row here (16-row batches, random
-    // keys, right after a checkpoint, full-page images included): ~135 MB/s at ARCHITECTURE.md's
+    // keys, right after a checkpoint, full-page images included): ~135 MB/s at the design's target of
     // ~90k rows/s, so the default 1 GB would force a checkpoint every ~8 s, each restarting
     // full-page images. 2 GB halves that while keeping replay after kill -9 to seconds
     // (durability tests restart right after killing the server).

