@@ -59,6 +59,9 @@ export interface LaneStats {
   statements: number;
   errors: number;
   reconnects: number;
+  /** batches sent as one transaction (workers/storage/batch-tx.ts), and those sent again run by run after an error */
+  txBatches: number;
+  txRetries: number;
   connected: boolean;
   /** log2 buckets of ops per batch */
   batchSize: number[];

@@ -56,6 +56,7 @@ export class WorkerState implements ServerContext {
       startupOptions: task.storage.startupOptions,
       maxCommands: () => this.config.int('batch-max-commands'),
       maxBytes: () => this.config.int('batch-max-bytes'),
+      batchTransaction: () => this.config.bool('batch-transaction'),
       log: (line) => this.log(line),
     });
     this.rpc = new Rpc(port, (op, args) => this.onRequest(op, args));

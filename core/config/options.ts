@@ -61,9 +61,8 @@ export const kOptions: readonly OptionSpec[] = [
   opt({ name: 'convert-storage-mode', type: 'bool', default: 'no', mutable: false, startOnly: true, description: 'allow changing the storage mode of an existing keyspace (ALTER TABLE … SET LOGGED/UNLOGGED)' }),
   opt({ name: 'pg-connections', type: 'int', default: '1', min: 1, max: 64, mutable: false, description: 'Postgres connections (lanes) per worker' }),
   opt({ name: 'batch-max-commands', type: 'int', default: '256', min: 1, max: 65536, mutable: true, description: 'commands at most in one batched statement' }),
+  opt({ name: 'batch-transaction', type: 'bool', default: 'yes', mutable: true, description: 'a batch of several statements commits once (one transaction), retried statement by statement after an error' }),
   opt({ name: 'batch-max-bytes', type: 'bytes', default: '4mb', min: 1024, max: 2 ** 31, mutable: true, description: 'argument bytes at most in one batched statement' }),
-  // a memory value like Redis's (CONFIG SET maxmemory bla fails there: the suite's unit/multi relies on it)
-  opt({ name: 'maxmemory', type: 'bytes', default: '0', min: 0, max: 2 ** 53, mutable: true, noop: true, description: 'accepted for compatibility; no effect' }),
   // accepted, no effect: Redis parameters tools set (encoding thresholds, persistence, eviction)
   // maxmemory is checked as Redis checks it: the 7.0 suite's unit/multi expects `CONFIG SET maxmemory bla` to fail
   opt({ name: 'maxmemory', type: 'bytes', default: '0', min: 0, max: 2 ** 53, mutable: true, noop: true, description: 'accepted for compatibility; no effect' }),

@@ -67,6 +67,12 @@ export class IncrOp extends PendingReply {
 /** A statement of its own (exact, order-dependent commands); `map` is the command's reply. */
 export class StmtOp extends PendingReply {
   readonly kind = OpKind.Stmt;
+  /**
+   * Must not share a transaction with the other runs of its batch (workers/storage/batch-tx.ts).
+   * WATCH: it reads the version (the writing transaction's id) of its keys, and a write of the
+   * same batch transaction, before or after it, would carry that same id and go unseen by EXEC.
+   */
+  readonly ownTransaction: boolean = false;
   constructor(readonly stmt: Statement, readonly values: unknown[], readonly map: (rows: Rows) => Reply) {
     super();
   }

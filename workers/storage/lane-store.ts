@@ -17,6 +17,8 @@ import { encodeBufferArray, int2Array, int8, int8Array } from '../../core/engine
 
 /** WATCH's op: fills the session's entries from its rows; until it answers they are `pending`. */
 class WatchOp extends StmtOp {
+  override readonly ownTransaction = true;
+
   constructor(values: unknown[], private readonly entries: WatchedKey[]) {
     super(kTransactionSql.watch, values, (rows) => {
       for (const [i, version, mark] of rows as [number, string, boolean][]) Object.assign(entries[i - 1], { version, mark });

@@ -21,7 +21,7 @@ import { connectClient } from '../../core/primary/postgres/connect';
 import { migrate } from '../../core/primary/postgres/migrations';
 import { startupOptions } from '../../core/primary/postgres/schema';
 import { freshSchema, testPgUrl } from '../../test/support/pg';
-import { Lane } from './lane';
+import { inOneTransaction, Lane } from './lane';
 import { writeArrays } from './write-run';
 
 const b = (s: string) => Buffer.from(s);
@@ -41,6 +41,8 @@ const sql = (text: string) => new StmtOp({ text }, [], (rows) => rows.length);
 describe('lane runs against Postgres', () => {
   let lane: Lane;
   let maxCommands = 256;
+  /** the run tests count one statement per run: batches as one transaction are tested below */
+  let batchTx = false;
   let drop: () => Promise<void>;
 
   /** submits ops in one turn (one batch when the lane is idle); resolves to their replies and the statements sent */
@@ -51,8 +53,11 @@ describe('lane runs against Postgres', () => {
     return { replies, statements: lane.snapshot().statements - before };
   }
 
+  let schema = '';
+
   before(async () => {
     const fresh = await freshSchema('lane_runs');
+    schema = fresh.schema;
     drop = fresh.drop;
     await migrate(testPgUrl(), { schema: fresh.schema, storageMode: 'unlogged', convertStorageMode: false });
     const client = await connectClient(testPgUrl());
@@ -63,7 +68,7 @@ describe('lane runs against Postgres', () => {
     }
     lane = new Lane({
       url: testPgUrl(), startupOptions: startupOptions('unlogged', fresh.schema), log: () => undefined,
-      maxCommands: () => maxCommands, maxBytes: () => 4 << 20,
+      maxCommands: () => maxCommands, maxBytes: () => 4 << 20, batchTransaction: () => batchTx,
     });
     await lane.start();
   });
@@ -171,5 +176,72 @@ describe('lane runs against Postgres', () => {
     assert.equal(str(out.replies[1]), '1');
     const after = await batch(get('y:a'), incr('y:n', 0n), sadd('y:s', 'c'));
     assert.deepEqual([str(after.replies[0]), after.replies[1], after.replies[2]], ['1', 2n, 1]);
+  });
+
+  describe('a batch of several runs as one transaction', () => {
+    before(() => { batchTx = true; });
+    after(() => { batchTx = false; });
+    const txid = () => new StmtOp({ text: 'SELECT txid_current()::text' }, [], (rows) => rows[0][0] as string);
+
+    it('commits once: every run of the batch sees the same transaction, and BEGIN and COMMIT are the only extra statements', async () => {
+      const first = txid();
+      const second = txid();
+      const { replies, statements } = await batch(first, set('t:a', '1'), sadd('t:s', 'x'), incr('t:n', 1n), second);
+      assert.equal(statements, 5 + 2);
+      assert.equal(replies[0], replies[4]);
+      assert.deepEqual(replies.slice(1, 4), [kOk, 1, 1n]);
+      // alone, each run commits by itself: two different transactions
+      batchTx = false;
+      try {
+        const alone = await batch(txid(), set('t:a', '2'), txid());
+        assert.notEqual(alone.replies[0], alone.replies[2]);
+      } finally {
+        batchTx = true;
+      }
+    });
+
+    it('a failing statement fails alone: the batch runs again run by run, nothing answered twice', async () => {
+      const before = lane.snapshot();
+      const { replies } = await batch(set('tf:a', '1'), sql('SELECT 1/0'), sadd('tf:s', 'm'), sadd('tf:s', 'm', 'n'), incr('tf:n', 5n), get('tf:a'));
+      assert.equal(replies[0], kOk);
+      assert.match((replies[1] as RespError).text, /^ERR PostgreSQL error 22012: division by zero/);
+      // serial replies, not doubled by the rolled-back first attempt
+      assert.deepEqual([replies[2], replies[3], replies[4], str(replies[5])], [1, 1, 5n, '1']);
+      const after = lane.snapshot();
+      assert.equal(after.txBatches - before.txBatches, 1);
+      assert.equal(after.txRetries - before.txRetries, 1);
+      const again = await batch(incr('tf:n', 0n), sadd('tf:s', 'n'));
+      assert.deepEqual(again.replies, [5n, 0]);
+    });
+
+    it('MULTI/EXEC and WATCH keep their own transactions: a batch holding one runs run by run', () => {
+      assert.equal(inOneTransaction([get('a'), set('b', '1')]), true);
+      assert.equal(inOneTransaction([get('a'), get('b')]), false);
+      assert.equal(inOneTransaction([set('a', '1'), new TxOp([set('b', '1')], []), get('a')]), false);
+      class OwnTransaction extends StmtOp { override readonly ownTransaction = true; }
+      assert.equal(inOneTransaction([set('a', '1'), new OwnTransaction({ text: 'SELECT 1' }, [], () => null), get('a')]), false);
+    });
+
+    it('two lanes whose batches deadlock both answer: the loser runs again run by run', async () => {
+      const other = new Lane({
+        url: testPgUrl(), startupOptions: startupOptions('unlogged', schema), log: () => undefined,
+        maxCommands: () => 256, maxBytes: () => 4 << 20, batchTransaction: () => true,
+      });
+      await other.start();
+      try {
+        await batch(set('dl:1', 'a'), set('dl:2', 'b'));
+        const lock = (k: string) => sql(`SELECT 1 FROM kv WHERE key = '${k}' FOR UPDATE`);
+        const nap = () => sql('SELECT pg_sleep(0.2)');
+        const mine = [lock('dl:1'), nap(), lock('dl:2')];
+        const theirs = [lock('dl:2'), nap(), lock('dl:1')];
+        const before = lane.snapshot().txRetries + other.snapshot().txRetries;
+        for (const op of mine) lane.submit(op);
+        for (const op of theirs) other.submit(op);
+        assert.deepEqual(await Promise.all([...mine, ...theirs]), [1, 1, 1, 1, 1, 1]);
+        assert.equal(lane.snapshot().txRetries + other.snapshot().txRetries - before, 1);
+      } finally {
+        await other.close();
+      }
+    });
   });
 });

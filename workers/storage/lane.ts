@@ -10,14 +10,17 @@
  * While a batch is in flight new ops queue, so light load gives batches of one (lowest latency)
  * and heavy load gives large batches with one commit each (group commit). Dispatch waits for
  * setImmediate so every client whose data arrived in this event-loop turn joins the batch.
- * Each run is its own sync group (its own implicit transaction), so a failing statement fails
- * only its own commands, as if each had been sent alone.
+ * A batch of several runs is one transaction (batch-tx.ts, --batch-transaction yes): one commit
+ * for all of them. If any statement of it fails, nothing was committed or answered, and the batch
+ * runs again with each run its own sync group (its own implicit transaction), so a failing
+ * statement fails only its own commands, as if each had been sent alone.
  */
 import type { NativePgConnection, PgParam } from '../../core/engine/pg-driver/native-conn';
 import type { PgResult } from '../../core/engine/pg-driver/result';
-import type { Op } from '../../core/engine/ops';
+import { OpKind, type Op } from '../../core/engine/ops';
 import type { LaneStats } from '../../core/messages';
 import { newHistogram, record } from '../../core/metrics/log2-histogram';
+import { BatchTransaction } from './batch-tx';
 import { LaneConnection, type ConnectionOptions } from './lane-connection';
 import type { Done, Pipeline } from './pipeline';
 import { errorReply, storageError } from './replies';
@@ -27,6 +30,8 @@ import { batchLength } from './take';
 export interface LaneOptions extends ConnectionOptions {
   maxCommands: () => number;
   maxBytes: () => number;
+  /** --batch-transaction: a batch of several runs commits once */
+  batchTransaction: () => boolean;
 }
 
 export class Lane implements Pipeline {
@@ -90,13 +95,38 @@ export class Lane implements Pipeline {
     this.batchStarted = process.hrtime.bigint();
     // one extra count so the batch cannot finish while it is still being sent
     this.outstanding = 1;
+    if (this.opts.batchTransaction() && inOneTransaction(batch)) this.sendTransaction(conn, batch);
+    else this.sendRuns(batch);
+    this.settled();
+  };
+
+  /** Each run its own sync group. */
+  private sendRuns(batch: Op[]): void {
     for (let i = 0; i < batch.length;) {
       const j = runEnd(batch, i);
       sendRun(this, batch, i, j);
       i = j;
     }
-    this.settled();
-  };
+  }
+
+  /** The batch's runs in one transaction; on any error, again as sendRuns (nothing was answered). */
+  private sendTransaction(conn: NativePgConnection, batch: Op[]): void {
+    const tx = new BatchTransaction(conn, (ops, e) => this.fail(ops, e));
+    for (let i = 0; i < batch.length;) {
+      const j = runEnd(batch, i);
+      sendRun(tx, batch, i, j);
+      i = j;
+    }
+    this.outstanding++;
+    this.stats.txBatches++;
+    this.stats.statements += tx.statements + 2;
+    tx.commit(() => this.settled(), () => {
+      this.stats.txRetries++;
+      // sent before this transaction's count is released: the lane stays busy until they answer
+      this.sendRuns(batch);
+      this.settled();
+    });
+  }
 
   private take(): Op[] {
     const n = batchLength(this.queue, this.opts.maxCommands(), this.opts.maxBytes());
@@ -154,5 +184,24 @@ export class Lane implements Pipeline {
 }
 
 function emptyLaneStats(): LaneStats {
-  return { batches: 0, ops: 0, statements: 0, errors: 0, reconnects: 0, connected: false, batchSize: newHistogram(), batchUsec: newHistogram() };
+  return {
+    batches: 0, ops: 0, statements: 0, errors: 0, reconnects: 0, txBatches: 0, txRetries: 0, connected: false,
+    batchSize: newHistogram(), batchUsec: newHistogram(),
+  };
+}
+
+/**
+ * Worth one transaction: at least two runs (one run is one statement: its own implicit
+ * transaction already), no MULTI/EXEC (it brings its own BEGIN and COMMIT) and no WATCH (it must
+ * see the versions of other transactions: StmtOp.ownTransaction).
+ */
+export function inOneTransaction(batch: readonly Op[]): boolean {
+  let runs = 0;
+  for (let i = 0; i < batch.length;) {
+    const op = batch[i];
+    if (op.kind === OpKind.Tx || (op.kind === OpKind.Stmt && op.ownTransaction)) return false;
+    i = runEnd(batch, i);
+    runs++;
+  }
+  return runs > 1;
 }
