@@ -173,6 +173,9 @@ test('SIGTERM mid-run: the started PostRESP is stopped and no further test start
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   for (let i = 0; i < 200 && !/PostRESP ready/.test(err); i++) await new Promise((r) => setTimeout(r, 50));
   assert.match(err, /PostRESP ready/);
+  // the CONFIG probe comes right before the first test: under load (15 on 2 cores) a fixed
+  // 300 ms after 'ready' was once before it, and nothing had started to interrupt
+  for (let i = 0; i < 200 && !/CONFIG/.test(err); i++) await new Promise((r) => setTimeout(r, 50));
   await new Promise((r) => setTimeout(r, 300)); // ping_mbulk is running
   child.kill('SIGTERM');
   assert.equal(await exited, 143);

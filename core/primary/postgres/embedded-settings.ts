@@ -71,6 +71,11 @@ export function serverSettings(socketDir: string): Record<string, string> {
     recovery_init_sync_method: recoverySyncMethod(), // restart after kill -9 (embedded-supervisor.ts)
     // Point lookups and batched upserts gain nothing from parallel plans; on 2 cores a parallel
     // worker only steals CPU from the backends serving other lanes.
+    // Two lanes' batch transactions (workers/storage/batch-tx.ts) that lock the same rows in
+    // opposite orders deadlock; Postgres looks for that only after a lock wait this long, and the
+    // default 1 s stalls both lanes for it (10 such stalls in 600k random-key ZADD/LPOP requests,
+    // docs/BENCHMARKS.md). A wait between lanes is otherwise one batch long (a few ms).
+    deadlock_timeout: '50ms',
     max_parallel_workers_per_gather: '0',
     // JIT compiles a query in 10–100 ms when its cost passes 100k; a large batched unnest could
     // cross that, and no statement of ours runs long enough to win it back.
