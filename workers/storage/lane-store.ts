@@ -56,7 +56,11 @@ export class LaneStore extends StatementStore implements KeyStore {
     await Promise.all([...this.lanes.map((l) => l.close()), this.scripts.close()]);
   }
 
-  atomic<T>(_s: Session, req: AtomicRequest, body: (run: AtomicRun) => Promise<T>): Promise<T | RespError> {
+  async atomic<T>(s: Session, req: AtomicRequest, body: (run: AtomicRun) => Promise<T>): Promise<T | RespError> {
+    // the client's commands before the call, on its lane, go first (its later ones are held by
+    // dispatch until the call answered): waiting for the lane's last op covers them
+    const last = this.laneOf(s).last;
+    if (last !== undefined && !last.done) await last;
     return this.scripts.atomic(req, body);
   }
 

@@ -43,3 +43,15 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
   if (hook.active && host !== undefined) for (const w of host.writes) hook.command(w.db, w.spec, w.argv, w.reply);
   return new Raw(out);
 }
+
+/**
+ * A command that runs on a script connection: the client's later commands wait until it
+ * answered (Session.holdWhile), so they see what it did and it sees what came before.
+ */
+export function inOrder(run: (s: Session, argv: Buffer[]) => Promise<Reply>): (s: Session, argv: Buffer[]) => Promise<Reply> {
+  return (s, argv) => {
+    const p = run(s, argv);
+    s.holdWhile?.(p);
+    return p;
+  };
+}

@@ -7,7 +7,7 @@
 import { RespError, type Reply } from '../../reply';
 import { defineCommand } from '../define';
 import type { CommandFlag } from '../spec';
-import { runCall } from './call';
+import { inOrder, runCall } from './call';
 import { engineOf } from './engine-of';
 import { splitKeys } from './numkeys';
 import { evalBody, kNoScript, scriptFlagsBySha } from './scripts';
@@ -21,7 +21,7 @@ function evalCommand(name: string, bySha: boolean, ro: boolean) {
     group: 'scripting', since: ro ? '7.0.0' : '2.6.0',
     summary: ro ? 'Execute a read-only Lua script server side' : 'Execute a Lua script server side',
     complexity: 'Depends on the script that is executed.',
-    async run(s, argv): Promise<Reply> {
+    run: inOrder(async (s, argv): Promise<Reply> => {
       // EVALSHA answers NOSCRIPT for a malformed sha before looking at numkeys (evalShaCommand)
       if (bySha && argv[1].length !== 40) return kNoScript;
       const split = splitKeys(argv);
@@ -47,7 +47,7 @@ function evalCommand(name: string, bySha: boolean, ro: boolean) {
         keys, readOnly: ro || (!compat && noWrites), store: stored && { sha, body: stored },
         run: (host) => engine.eval({ sha, keys, args, proto: s.proto }, host),
       });
-    },
+    }),
   });
 }
 

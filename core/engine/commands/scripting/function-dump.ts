@@ -18,7 +18,6 @@ const kRdbVersion = 10;
 const kBadPayload = new RespError('ERR DUMP payload version or checksum are wrong');
 const kBadPolicy = new RespError('ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.');
 const kNotFunction = new RespError('ERR given type is not a function');
-const kSyntax = new RespError('ERR unknown subcommand or wrong number of arguments for \'restore\'. Try FUNCTION HELP.');
 
 export function dumpLibraries(codes: Buffer[]): Buffer {
   const parts: Buffer[] = [];
@@ -48,7 +47,9 @@ export function parseDump(p: Buffer): Buffer[] | RespError {
 
 export async function restore(s: Session, argv: Buffer[]): Promise<Reply> {
   let policy: 'flush' | 'append' | 'replace' = 'append';
-  if (argv.length > 4) return kSyntax;
+  if (argv.length > 4) {
+    return new RespError(`ERR unknown subcommand or wrong number of arguments for '${argv[1].toString('latin1')}'. Try FUNCTION HELP.`);
+  }
   if (argv.length === 4) {
     const p = (['flush', 'append', 'replace'] as const).find((w) => eqIgnoreCase(argv[3], w));
     if (p === undefined) return kBadPolicy;

@@ -5,7 +5,7 @@
  * functions of this process (any worker thread) that have not written yet.
  * https://redis.io/commands/function-load/
  */
-import { Raw, RespError, RespMap, RespSet, type Reply } from '../../reply';
+import { Raw, RespError, RespMap, RespSet, Simple, type Reply } from '../../reply';
 import { kOk } from '../../shared-replies';
 import { globMatch } from '../../glob';
 import { eqIgnoreCase } from '../args';
@@ -79,7 +79,7 @@ const list = defineCommand({
     const out: Reply[] = [];
     for (const lib of engine.listLibraries()) {
       if (pattern !== undefined && !globMatch(pattern, Buffer.from(lib.name), true)) continue;
-      const fns = lib.functions.map((f) => new RespMap(['name', f.name, 'description', f.description, 'flags', new RespSet(f.flags)]));
+      const fns = lib.functions.map((f) => new RespMap(['name', f.name, 'description', f.description, 'flags', new RespSet(f.flags.map((x) => new Simple(x)))]));
       const fields: Reply[] = ['library_name', lib.name, 'engine', 'LUA', 'functions', fns];
       if (withCode) fields.push('library_code', lib.code);
       out.push(new RespMap(fields));

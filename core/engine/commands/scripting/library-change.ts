@@ -39,7 +39,7 @@ export async function currentLibraries(s: Session, engine: ScriptEngine): Promis
 /** `mutate` changes the engine and answers; an error reply must leave the engine as it found it. */
 export function changeLibraries(s: Session, mutate: (engine: ScriptEngine) => Promise<Reply>): Promise<Reply> {
   const engine = engineOf(s);
-  return withLibraryStore(engine, async () => {
+  const done = withLibraryStore(engine, async () => {
     let version = -1;
     const out = await s.server.store.atomic(s, {}, async ({ store }) => {
       const locked = await rows(s, store, kScriptingSql.lockVersion);
@@ -58,6 +58,9 @@ export function changeLibraries(s: Session, mutate: (engine: ScriptEngine) => Pr
     if (out instanceof RespError) return { version: -1, value: out };
     return { version, value: out.reply };
   });
+  // on a script connection: the client's later commands (an FCALL) wait for it
+  s.holdWhile?.(done);
+  return done;
 }
 
 async function writeLibraries(s: Session, store: KeyStore, engine: ScriptEngine): Promise<number | RespError> {
