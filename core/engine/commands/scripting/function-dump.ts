@@ -65,7 +65,8 @@ export async function restore(s: Session, argv: Buffer[]): Promise<Reply> {
       if (r[0] === 45 /* - */) {
         // all or nothing, as Redis (it loads into a new context and merges)
         await applyLibraries(engine, before);
-        return new RespError(r.toString('latin1', 1, r.length - 2));
+        // RESTORE words a clash as libraryJoin does: no quotes around the name
+        return new RespError(r.toString('latin1', 1, r.length - 2).replace(/^ERR Library '(.*)' already exists$/, 'ERR Library $1 already exists'));
       }
     }
     return kOk;

@@ -53,6 +53,7 @@ const flush = defineCommand({
   name: 'function|flush', arity: -2, flags: ['write', 'noscript'], events: noEvents, acl, group, since, tips: allShards,
   summary: 'Deleting all functions',
   run(s, argv) {
+    if (argv.length > 3) return new RespError(`ERR unknown subcommand or wrong number of arguments for '${argv[1].toString('latin1')}'. Try FUNCTION HELP.`);
     if (!flushModeOk(argv)) return kFlushOption;
     return changeLibraries(s, async (engine) => { engine.flushLibraries(); return kOk; });
   },
