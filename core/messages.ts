@@ -83,4 +83,6 @@ export interface WorkerStats {
   errorCodes: Record<string, number>;
   cpuUser: number;
   cpuSys: number;
+  /** EVAL/FCALL transactions (workers/storage/script-pool.ts); absent before the first stats snapshot */
+  scripts?: { calls: number; retries: number; lockRestarts: number };
 }

@@ -20,7 +20,7 @@ import { isLocalPeer } from '../core/primary/protected-mode';
 import { kReadScratch, keepRead } from './read-slab';
 import { ReplyQueue } from './reply-queue';
 import { OutputLimiter } from './output-limit';
-import { dispatch, type DispatchClient } from './dispatch';
+import { dispatch, holdWhile, type DispatchClient } from './dispatch';
 
 const native = loadNative();
 
@@ -50,6 +50,7 @@ export class Client implements DispatchClient {
   /** performance.now() when the last bytes arrived: a command's latency counts from here */
   private lastRead = performance.now();
   lastCommand = 'NULL';
+  held: Buffer[][] | undefined = undefined;
   readonly parser: RequestParser;
   private readonly writer = new ReplyWriter();
   readonly replies = new ReplyQueue(this.writer);
@@ -245,6 +246,10 @@ export class Client implements DispatchClient {
   private readonly onDrain = (): void => {
     this.checkBackpressure();
   };
+
+  holdWhile(done: PromiseLike<unknown>): void {
+    holdWhile(this, done);
+  }
 
   closeAfterReply(): void {
     this.closingNow = true;

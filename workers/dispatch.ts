@@ -42,12 +42,18 @@ export interface DispatchClient extends Session {
   /** performance.now() when the command's bytes arrived */
   readonly chunkAt: number;
   lastCommand: string;
+  /** commands read while a script call of this client runs (holdWhile) */
+  held: Buffer[][] | undefined;
   /** a slot was filled: encode the finished prefix and write soon */
   replied(): void;
 }
 
 export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   if (c.closing) return;
+  if (c.held !== undefined) {
+    c.held.push(argv);
+    return;
+  }
   const state = c.state;
   const stats = state.stats;
   const skipThis = c.skipNext;
@@ -121,4 +127,24 @@ function completed(c: DispatchClient, slot: ReplySlot, value: Reply, spec: Comma
   if (hook.active) hook.command(db, spec, argv, value);
   c.replies.fill(slot, value);
   c.replied();
+}
+
+/**
+ * EVAL/FCALL run on a connection of their own, not the client's lane: until `done` settles, the
+ * client's later commands wait, then run in the order they came (Redis runs a client's commands
+ * one after another; a GET pipelined behind a script must see its writes).
+ */
+export function holdWhile(c: DispatchClient, done: PromiseLike<unknown>): void {
+  c.held = [];
+  const release = (): void => {
+    const held = c.held ?? [];
+    c.held = undefined;
+    for (let i = 0; i < held.length; i++) {
+      // a released command that holds again (another script) keeps the rest behind it
+      const again = c.held as Buffer[][] | undefined;
+      if (again !== undefined) { again.push(...held.slice(i)); return; }
+      dispatch(c, held[i]);
+    }
+  };
+  done.then(release, release);
 }

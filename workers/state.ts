@@ -57,6 +57,7 @@ export class WorkerState implements ServerContext {
       maxCommands: () => this.config.int('batch-max-commands'),
       maxBytes: () => this.config.int('batch-max-bytes'),
       batchTransaction: () => this.config.bool('batch-transaction'),
+      scriptConnections: this.config.int('script-connections'),
       log: (line) => this.log(line),
     });
     this.rpc = new Rpc(port, (op, args) => this.onRequest(op, args));
@@ -165,7 +166,7 @@ export class WorkerState implements ServerContext {
         return n;
       }
       case 'stats':
-        return { ...this.stats, lanes: this.store.lanes.map((l) => l.snapshot()) };
+        return { ...this.stats, lanes: this.store.lanes.map((l) => l.snapshot()), scripts: { ...this.store.scripts.stats } };
       case 'reset-stats':
         this.clearStats();
         for (const l of this.store.lanes) l.resetStats();

@@ -28,6 +28,24 @@ export interface Statement { text: string }
 /** Rows of a statement, each an array of column values (text format: bytea → Buffer, int2/int4 → number). */
 export type Rows = unknown[][];
 
+/** A script or function call's transaction (KeyStore.atomic): its first and last statements. */
+export interface AtomicRequest {
+  /** the first statement inside the transaction (scripting's script_begin: locks the declared keys) */
+  begin?: { stmt: Statement; values: unknown[] };
+  /** the last one before COMMIT (script_end) */
+  end?: { stmt: Statement; values: unknown[] };
+}
+
+/** What the body of a call's transaction gets, once per attempt. */
+export interface AtomicRun {
+  /** a KeyStore whose statements run at once inside the transaction, in the order sent */
+  readonly store: KeyStore;
+  /** the begin statement's rows (none without one) */
+  readonly begun: Rows;
+  /** 0, then 1, 2… when Postgres made the transaction start over (serialization failure, deadlock) */
+  readonly attempt: number;
+}
+
 export interface KeyStore {
   /**
    * Queues a command's op (ops.ts) on the session's lane, in order with its other commands, and
@@ -58,6 +76,13 @@ export interface KeyStore {
    * Postgres did not commit.
    */
   transaction(s: Session, watched: WatchedKey[], body: () => (Reply | PromiseLike<Reply>)[]): Promise<Reply[] | null | RespError>;
+  /**
+   * EVAL/FCALL: runs `body` inside one Postgres transaction (REPEATABLE READ) on a connection kept
+   * for scripts, and commits. When Postgres reports a serialization failure or a deadlock the
+   * transaction is rolled back and body runs again from the start (nothing of it was visible).
+   * Resolves to body's value once committed, or the error when it could not commit.
+   */
+  atomic<T>(s: Session, req: AtomicRequest, body: (run: AtomicRun) => Promise<T>): Promise<T | RespError>;
   dbsize(s: Session): PendingReply;
   /** db null = every database */
   flush(s: Session, db: number | null): PendingReply;

@@ -84,6 +84,8 @@ export interface Session {
   /** a command failed to queue: EXEC answers EXECABORT */
   multiAborted: boolean;
   watched: WatchedKey[];
+  /** EVAL/FCALL: the client's later commands wait until `done` settles (workers/dispatch.ts holdWhile) */
+  holdWhile?(done: PromiseLike<unknown>): void;
   /** reply, then close the connection (QUIT) */
   closeAfterReply(): void;
   /** this client's CLIENT LIST line */

@@ -89,4 +89,25 @@ export const kEventCases: EventCase[] = [
   c('ZREMRANGEBYLEX z - +', kZset), c('ZREMRANGEBYLEX z [x [y', kZset),
   c('ZUNIONSTORE d 2 z y', kZset), c('ZINTERSTORE d 2 z y', kZset), c('ZINTERSTORE d 2 z y', kZset, 'SET d x'),
   c('ZDIFFSTORE d 1 z', kZset), c('ZDIFFSTORE d 2 z z', kZset, 'ZADD d 1 q'), c('ZUNIONSTORE d 1 z WEIGHTS 2', kZset),
+  // scripts: each redis.call write reports as the command would, after the call committed;
+  // a Lua error keeps (and reports) what ran before it; library changes fire nothing
+  ...kScriptCases(),
 ];
+
+function kScriptCases(): EventCase[] {
+  const lib = "#!lua name=evlib\nredis.register_function('evf', function(keys, args) " +
+    "redis.call('set', keys[1], args[1]); return redis.call('rpush', keys[2], 'a', 'b') end)";
+  const withLib = [['FUNCTION', 'FLUSH'], ['FUNCTION', 'LOAD', lib]];
+  return [
+    { setup: [['SET', 'k', '1']], cmd: ['EVAL', "redis.call('incr', KEYS[1]); redis.call('set', KEYS[2], 'v', 'EX', '100'); " +
+      "redis.call('del', KEYS[3]); return redis.call('lpush', KEYS[3], 'a')", '3', 'k', 's', 'l'] },
+    { setup: [], cmd: ['EVAL', "redis.call('set', KEYS[1], 'x'); redis.call('lpush', KEYS[1], 'y')", '1', 'k'] },
+    { setup: [], cmd: ['EVAL', "redis.call('set', KEYS[1], 'x'); return redis.pcall('lpush', KEYS[1], 'y')", '1', 'k'] },
+    { setup: [['RPUSH', 'l', 'a']], cmd: ['EVAL', "return redis.call('lpop', KEYS[1])", '1', 'l'] },
+    { setup: withLib, cmd: ['FCALL', 'evf', '2', 'k', 'l', 'v'] },
+    { setup: [['FUNCTION', 'FLUSH']], cmd: ['FUNCTION', 'LOAD', lib] },
+    { setup: withLib, cmd: ['FUNCTION', 'DELETE', 'evlib'] },
+    { setup: withLib, cmd: ['FUNCTION', 'FLUSH'] },
+    { setup: withLib, cmd: ['FUNCTION', 'RESTORE', 'not a payload'] },
+  ];
+}

@@ -2,7 +2,7 @@
  * The worker's KeyStore: `--pg-connections` lanes; each client is pinned to one lane (round
  * robin on its first command), so its commands execute in the order it sent them.
  */
-import type { KeyStore, Rows, SetRequest, Statement } from '../../core/engine/key-store';
+import type { AtomicRequest, AtomicRun, KeyStore } from '../../core/engine/key-store';
 import type { Reply } from '../../core/engine/reply';
 import type { Session, WatchedKey } from '../../core/engine/session';
 import { RespError } from '../../core/engine/reply';
@@ -10,8 +10,8 @@ import { kOk } from '../../core/engine/shared-replies';
 import { StmtOp, TxOp, type Op } from '../../core/engine/ops';
 import type { PendingReply } from '../../core/engine/pending-reply';
 import { Lane, type LaneOptions } from './lane';
-import { kKeySql } from '../../core/engine/commands/keys/sql';
-import { kStringSql } from '../../core/engine/commands/string/sql';
+import { StatementStore } from './statement-store';
+import { ScriptPool } from './script-pool';
 import { kTransactionSql } from '../../core/engine/commands/transactions/sql';
 import { encodeBufferArray, int2Array, int8, int8Array } from '../../core/engine/pg-driver/binary-array';
 
@@ -34,19 +34,36 @@ class WatchOp extends StmtOp {
 
 const nothing = (): Reply => null;
 
-export class LaneStore implements KeyStore {
-  readonly lanes: Lane[];
+export interface LaneStoreOptions extends LaneOptions {
+  /** connections kept for scripts' transactions (opened on first use) */
+  scriptConnections: number;
+}
 
-  constructor(count: number, opts: LaneOptions) {
+export class LaneStore extends StatementStore implements KeyStore {
+  readonly lanes: Lane[];
+  /** EVAL/FCALL transactions, on connections of their own: a long script never stalls a lane */
+  readonly scripts: ScriptPool;
+
+  constructor(count: number, opts: LaneStoreOptions) {
+    super();
     this.lanes = Array.from({ length: count }, () => new Lane(opts));
+    this.scripts = new ScriptPool(opts.scriptConnections, opts);
   }
 
   async start(): Promise<void> {
     await Promise.all(this.lanes.map((l) => l.start()));
   }
 
-  close(): Promise<void[]> {
-    return Promise.all(this.lanes.map((l) => l.close()));
+  async close(): Promise<void> {
+    await Promise.all([...this.lanes.map((l) => l.close()), this.scripts.close()]);
+  }
+
+  async atomic<T>(s: Session, req: AtomicRequest, body: (run: AtomicRun) => Promise<T>): Promise<T | RespError> {
+    // the client's commands before the call, on its lane, go first (its later ones are held by
+    // dispatch until the call answered): waiting for the lane's last op covers them
+    const last = this.laneOf(s).last;
+    if (last !== undefined && !last.done) await last;
+    return this.scripts.atomic(req, body);
   }
 
   /** ops produced while EXEC runs its queued commands (synchronously), instead of the lane */
@@ -123,41 +140,4 @@ export class LaneStore implements KeyStore {
       int8Array(marks.map((w) => Number(w.version)))];
     this.submit(s, new StmtOp(kTransactionSql.watchRelease, values, nothing));
   }
-
-  exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply): PendingReply {
-    return this.submit(s, new StmtOp(stmt, values, map));
-  }
-
-  setCond(s: Session, key: Buffer, req: SetRequest, map: (rows: Rows) => Reply): PendingReply {
-    const values = [String(s.db), key, req.value, req.expiresAt === null ? null : int8(req.expiresAt),
-      String(req.cond), req.keepTtl ? 'true' : 'false', req.get ? 'true' : 'false', int8(Date.now())];
-    return this.exec(s, kStringSql.setCond, values, map);
-  }
-
-  private keyStmt(s: Session, stmt: typeof kKeySql.del, keys: Buffer[]): PendingReply {
-    const values = [int2Array(keys.map(() => s.db)), encodeBufferArray(keys), int8(Date.now())];
-    return this.exec(s, stmt, values, firstValue);
-  }
-
-  del(s: Session, keys: Buffer[]): PendingReply {
-    return this.keyStmt(s, kKeySql.del, keys);
-  }
-
-  exists(s: Session, keys: Buffer[]): PendingReply {
-    return this.keyStmt(s, kKeySql.exists, keys);
-  }
-
-  dbsize(s: Session): PendingReply {
-    const values = [String(s.db), int8(Date.now())];
-    return this.exec(s, kKeySql.dbsize, values, firstValue);
-  }
-
-  flush(s: Session, db: number | null): PendingReply {
-    const stmt = db === null ? kKeySql.flushall : kKeySql.flushdb;
-    const values = db === null ? [] : [String(db)];
-    return this.exec(s, stmt, values, () => kOk);
-  }
 }
-
-/** the count a DEL / EXISTS / DBSIZE statement returns */
-const firstValue = (rows: Rows): Reply => rows[0][0] as number;

@@ -45,6 +45,8 @@ export class Lane implements Pipeline {
   /** statements of the batch in flight that have not answered yet */
   private outstanding = 0;
   private batchStarted = 0n;
+  /** the op submitted last: a script call of a client on this lane starts once it answered */
+  last: Op | undefined = undefined;
 
   constructor(private readonly opts: LaneOptions) {
     this.connection = new LaneConnection(opts, {
@@ -69,6 +71,7 @@ export class Lane implements Pipeline {
       return;
     }
     this.queue.push(op);
+    this.last = op;
     if (!this.busy && !this.scheduled) {
       this.scheduled = true;
       setImmediate(this.dispatch);

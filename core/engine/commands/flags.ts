@@ -23,6 +23,8 @@ export const kFlagWrite = bit('write');
 export const kFlagReadonly = bit('readonly');
 export const kFlagNoAuth = bit('no_auth');
 export const kFlagNoMulti = bit('no_multi');
+export const kFlagNoScript = bit('noscript');
+export const kFlagMayReplicate = bit('may_replicate');
 
 /** Redis's ACL categories in the order COMMAND INFO and ACL CAT list them. */
 export const kAclCategories = [

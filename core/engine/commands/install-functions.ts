@@ -13,6 +13,7 @@ import { quoteIdent } from '../../primary/postgres/schema';
 import { hashFunctions } from './hash/functions';
 import { keyFunctions } from './keys/functions';
 import { listFunctions } from './list/functions';
+import { scriptingFunctions } from './scripting/functions';
 import { setFunctions } from './set/functions';
 import { stringFunctions } from './string/functions';
 import { transactionFunctions } from './transactions/functions';
@@ -21,6 +22,7 @@ import { zsetFunctions } from './zset/functions';
 /** Each family's CREATE statements, given the quoted schema name */
 const kFamilies: ((s: string) => string[])[] = [
   stringFunctions, transactionFunctions, keyFunctions, hashFunctions, setFunctions, listFunctions, zsetFunctions,
+  scriptingFunctions,
 ];
 
 export function functionStatements(schema: string): string[] {

@@ -157,6 +157,21 @@ export class ScriptEngine {
     return this.addon.running();
   }
 
+  /** The Postgres library version the process's library store holds (-1: unknown). */
+  libraryVersion(): number {
+    return this.addon.libraryVersion();
+  }
+
+  /** Takes the process-wide right to change the library store (false: another thread has it). */
+  librarySyncBegin(): boolean {
+    return this.addon.librarySync(true);
+  }
+
+  /** Gives it back; the store now holds `version` (-1: unknown, reload on next use). */
+  librarySyncEnd(version: number): void {
+    this.addon.librarySync(false, version);
+  }
+
   sha1hex(data: Buffer | string): string {
     return this.addon.sha1hex(data);
   }

@@ -27,6 +27,8 @@ export interface LuaAddon {
   functionList(): { name: string; code: Buffer; functions: { name: string; description: string | null; flags: number }[] }[];
   configure(threads: number, memoryLimit: number, redisVersion: string): void;
   stats(): { threads: number; idle: number; queued: number; memoryLimit: number };
+  libraryVersion(): number;
+  librarySync(begin: boolean, version?: number): boolean;
 }
 
 let cached: LuaAddon | undefined;

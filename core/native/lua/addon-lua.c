@@ -551,6 +551,48 @@ static napi_value js_stats(napi_env env, napi_callback_info info) {
   return o;
 }
 
+/* The Postgres function_version the process's library store holds (-1: unknown), and a flag that
+ * one worker thread at a time brings the store to a version: library loads are several steps,
+ * and two threads applying different snapshots interleaved would leave a mix under either's
+ * number (core/engine/commands/scripting/libraries.ts). */
+static pthread_mutex_t g_lib_mu = PTHREAD_MUTEX_INITIALIZER;
+static double g_lib_version = -1;
+static int g_lib_syncing = 0;
+
+/* libraryVersion() → number */
+static napi_value js_library_version(napi_env env, napi_callback_info info) {
+  napi_value out;
+  pthread_mutex_lock(&g_lib_mu);
+  double v = g_lib_version;
+  pthread_mutex_unlock(&g_lib_mu);
+  napi_create_double(env, v, &out);
+  return out;
+}
+
+/* librarySync(begin: true) → whether this thread may now change the store; librarySync(false,
+ * version) ends it, recording the version the store now holds. */
+static napi_value js_library_sync(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value a[2], out;
+  napi_get_cb_info(env, info, &argc, a, NULL, NULL);
+  bool begin = false;
+  double version = -1;
+  napi_get_value_bool(env, a[0], &begin);
+  if (argc > 1) napi_get_value_double(env, a[1], &version);
+  int ok = 1;
+  pthread_mutex_lock(&g_lib_mu);
+  if (begin) {
+    ok = !g_lib_syncing;
+    if (ok) g_lib_syncing = 1;
+  } else {
+    g_lib_syncing = 0;
+    g_lib_version = version;
+  }
+  pthread_mutex_unlock(&g_lib_mu);
+  napi_get_boolean(env, ok, &out);
+  return out;
+}
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor d[] = {
       {"init", 0, js_init, 0, 0, 0, napi_default, 0},
@@ -569,6 +611,8 @@ NAPI_MODULE_INIT() {
       {"functionList", 0, js_function_list, 0, 0, 0, napi_default, 0},
       {"configure", 0, js_configure, 0, 0, 0, napi_default, 0},
       {"stats", 0, js_stats, 0, 0, 0, napi_default, 0},
+      {"libraryVersion", 0, js_library_version, 0, 0, 0, napi_default, 0},
+      {"librarySync", 0, js_library_sync, 0, 0, 0, napi_default, 0},
   };
   napi_define_properties(env, exports, sizeof d / sizeof d[0], d);
   return exports;

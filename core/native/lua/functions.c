@@ -110,6 +110,11 @@ int library_meta(const char *code, size_t len, char **name, size_t *skip, char *
       }
       nm = w[j] + 5;
       nml = wl[j] - 5;
+      /* name="foo" / name='foo': sdssplitargs drops the quotes (the 7.0 suite loads one) */
+      if (nml >= 2 && (nm[0] == '"' || nm[0] == '\'') && nm[nml - 1] == nm[0]) {
+        nm++;
+        nml -= 2;
+      }
       continue;
     }
     snprintf(err, errcap, "Invalid metadata value given: %.*s", (int)wl[j], w[j]);

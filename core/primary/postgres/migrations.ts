@@ -209,6 +209,21 @@ export const kMigrations: readonly Migration[] = [
          created_at timestamptz NOT NULL DEFAULT now())`,
     ],
   },
+  {
+    version: 7,
+    name: 'scripts and function libraries (docs/scripting.md)',
+    statements: (s, persistence) => [
+      // EVAL bodies and SCRIPT LOAD by SHA1: EVALSHA on any instance finds a body loaded on
+      // another. Like the keyspace, they follow the storage mode (gone after a crash when unlogged).
+      `CREATE ${persistence}TABLE ${s}.scripts (sha text PRIMARY KEY, body bytea NOT NULL)`,
+      // FUNCTION LOAD's libraries, by name, with their code as loaded.
+      `CREATE ${persistence}TABLE ${s}.function_libraries (name text PRIMARY KEY, code bytea NOT NULL)`,
+      // One row: bumped by every library change; FCALL reads it in its first statement and a
+      // process whose engine holds another version reloads the libraries (scripting/libraries.ts).
+      `CREATE ${persistence}TABLE ${s}.function_version (one bool PRIMARY KEY DEFAULT true CHECK (one), version int8 NOT NULL)`,
+      `INSERT INTO ${s}.function_version (version) VALUES (1)`,
+    ],
+  },
 ];
 
 export const kSchemaVersion = kMigrations[kMigrations.length - 1]!.version;

@@ -87,6 +87,11 @@ function sections(s: Session, d: InfoData): Record<string, () => Fields> {
       // no total_rejected_calls / total_failed_calls: Redis 7.0 has them per command only
       // (commandstats), and its suite checks that default INFO does not mention rejected_calls
       ['total_error_replies', sum(w, (x) => Object.values(x.errorCodes).reduce((a, b) => a + b, 0))],
+      // EVAL/FCALL transactions: re-run after a serialization failure or deadlock (the script ran
+      // again), restarted while locking the declared keys (before it ran)
+      ['postresp_script_calls', sum(w, (x) => x.scripts?.calls ?? 0)],
+      ['postresp_script_retries', sum(w, (x) => x.scripts?.retries ?? 0)],
+      ['postresp_script_lock_restarts', sum(w, (x) => x.scripts?.lockRestarts ?? 0)],
     ],
     replication: () => [['role', 'master'], ['connected_slaves', 0], ['master_failover_state', 'no-failover'],
       ['master_replid', s.server.runId], ['master_repl_offset', 0]],

@@ -1,0 +1,91 @@
+/**
+ * What a script's redis.call / redis.pcall runs: the command through the same table as a
+ * client's, as the script's session, inside the call's transaction, with Redis's script rules
+ * (scriptCall in Redis 7.0's script.c) and texts:
+ *
+ *   unknown command or subcommand     → ERR Unknown Redis command called from script
+ *   wrong arity                       → ERR Wrong number of args calling Redis command from script
+ *   `noscript` (MULTI, EVAL, BLPOP…)  → ERR This Redis command is not allowed from script
+ *   write / may_replicate in a read-only call (EVAL_RO, FCALL_RO, no-writes)
+ *                                     → ERR Write commands are not allowed from read-only scripts.
+ *
+ * The reply goes back in the script's RESP version (redis.setresp). A write makes the script
+ * unkillable (SCRIPT KILL answers UNKILLABLE), as Redis marks it before running the command. While
+ * the write hook listens, each write's (db, command, reply) is kept and reported after COMMIT.
+ */
+import type { ScriptHost, ScriptRun } from '../../scripting/engine';
+import { kScriptCallErrors } from '../../scripting/errors';
+import type { KeyStore } from '../../key-store';
+import { PendingReply } from '../../pending-reply';
+import { isPromise, RespError, writeReply, type Reply } from '../../reply';
+import type { Session } from '../../session';
+import type { CommandSpec, RunResult } from '../spec';
+import { kFlagMayReplicate, kFlagNoScript, kFlagWrite } from '../flags';
+import { ReplyWriter } from '../../../../protocol/writer';
+import { ScriptSession } from './script-session';
+
+const errorBytes = (text: string): Buffer => Buffer.from(`-ERR ${text}\r\n`);
+const kUnknown = errorBytes(kScriptCallErrors.unknownCommand);
+const kArity = errorBytes(kScriptCallErrors.arity);
+const kNotAllowed = errorBytes(kScriptCallErrors.notAllowed);
+const kReadOnly = errorBytes(kScriptCallErrors.writeInReadOnly);
+
+/** A write the script made, reported to the write hook once the transaction committed. */
+export interface ScriptWrite { db: number; spec: CommandSpec; argv: Buffer[]; reply: Reply }
+
+export class CallHost implements ScriptHost {
+  readonly writes: ScriptWrite[] = [];
+  private readonly session: ScriptSession;
+  private readonly writer = new ReplyWriter(256);
+
+  constructor(private readonly caller: Session, store: KeyStore, public readOnly: boolean) {
+    this.session = new ScriptSession(caller, store);
+  }
+
+  call(argv: Buffer[], resp: 2 | 3, run: ScriptRun): Promise<Buffer> | Buffer {
+    const server = this.caller.server;
+    const resolved = server.commands.resolve(argv);
+    if (resolved instanceof RespError) return resolved.text.startsWith('ERR wrong number') ? kArity : kUnknown;
+    const spec = resolved;
+    const bits = spec.flagBits;
+    if ((bits & kFlagNoScript) !== 0) return kNotAllowed;
+    if (this.readOnly && (bits & (kFlagWrite | kFlagMayReplicate)) !== 0) return kReadOnly;
+    const s = this.session;
+    s.proto = resp;
+    const db = s.db;
+    const write = (bits & kFlagWrite) !== 0;
+    if (write) {
+      run.markWritten();
+      if (server.writeHook.beforeActive) server.writeHook.before(db, spec, argv);
+    }
+    let result: RunResult;
+    try {
+      result = spec.run(s, argv);
+    } catch (e) {
+      result = new RespError(`ERR internal error: ${(e as Error).message}`);
+    }
+    const finish = (reply: Reply): Buffer => {
+      if (write && server.writeHook.active && !(reply instanceof RespError)) this.writes.push({ db, spec, argv, reply });
+      return this.encode(reply, resp);
+    };
+    if (result instanceof PendingReply) {
+      if (result.done) return finish(result.value);
+      return result.then(finish);
+    }
+    if (isPromise<Reply>(result)) return result.then(finish, (e: Error) => finish(new RespError(`ERR ${e.message}`)));
+    return finish(result as Reply);
+  }
+
+  log(level: number, message: Buffer): void {
+    // redis.log: warnings and notices go to the worker's log like Redis's server log
+    if (level >= 2) process.stderr.write(`postresp script: ${message.toString()}\n`);
+  }
+
+  private encode(reply: Reply, resp: 2 | 3): Buffer {
+    const w = this.writer;
+    w.proto = resp;
+    writeReply(w, reply);
+    const chunks = w.take();
+    return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * One EVAL/EVALSHA/FCALL as one Postgres transaction (KeyStore.atomic): the declared keys locked
+ * first, the script's commands inside, COMMIT, then the reply and the write hook's reports. A
+ * Lua runtime error does not roll back: what ran before it commits, as in Redis. A serialization
+ * failure or deadlock re-runs the whole script (a fresh CallHost, so nothing of the failed
+ * attempt is reported); only the committed attempt's reply reaches the client.
+ */
+import type { AtomicRequest, Rows } from '../../key-store';
+import { Raw, RespError, type Reply } from '../../reply';
+import type { Session } from '../../session';
+import { encodeBufferArray, int2Array, int8 } from '../../pg-driver/binary-array';
+import { CallHost } from './call-host';
+import { kScriptingSql } from './sql';
+
+export interface CallPlan {
+  keys: Buffer[];
+  /** an EVAL body this process had not seen: stored in Postgres by the first statement */
+  store?: { sha: string; body: Buffer };
+  /** FCALL: the first statement also reads the function-library version */
+  libraries?: boolean;
+  readOnly: boolean;
+  /** runs the script with `host` once the keys are locked; the reply bytes (or an error reply) */
+  run(host: CallHost, begun: Rows, store: import('../../key-store').KeyStore): Promise<Buffer>;
+}
+
+export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
+  const db = s.db;
+  const { keys } = plan;
+  const dbs = int2Array(keys.map(() => db));
+  const names = encodeBufferArray(keys);
+  const req: AtomicRequest = {};
+  if (keys.length > 0 || plan.store !== undefined || plan.libraries) {
+    req.begin = { stmt: kScriptingSql.begin, values: [dbs, names, int8(Date.now()), plan.store?.sha ?? null, plan.store?.body ?? null] };
+  }
+  if (keys.length > 0) req.end = { stmt: kScriptingSql.end, values: [dbs, names] };
+  let host: CallHost | undefined;
+  const out = await s.server.store.atomic(s, req, (tx) => {
+    host = new CallHost(s, tx.store, plan.readOnly);
+    return plan.run(host, tx.begun, tx.store);
+  });
+  if (out instanceof RespError) return out;
+  const hook = s.server.writeHook;
+  if (hook.active && host !== undefined) for (const w of host.writes) hook.command(w.db, w.spec, w.argv, w.reply);
+  // an error reply is a RespError, so INFO errorstats counts it (redis.error_reply('MY_CODE …'))
+  return out[0] === 45 /* - */ ? new RespError(out.toString('latin1', 1, out.length - 2)) : new Raw(out);
+}
+
+/**
+ * A command that runs on a script connection: the client's later commands wait until it
+ * answered (Session.holdWhile), so they see what it did and it sees what came before.
+ */
+export function inOrder(run: (s: Session, argv: Buffer[]) => Promise<Reply>): (s: Session, argv: Buffer[]) => Promise<Reply> {
+  return (s, argv) => {
+    const p = run(s, argv);
+    s.holdWhile?.(p);
+    return p;
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * Statements of the scripting family: the call transaction's first and last (./functions.ts),
+ * the script cache (EVAL bodies, SCRIPT LOAD/EXISTS/FLUSH) and the function libraries.
+ */
+import type { Statement } from '../../key-store';
+import { call } from '../function-call';
+
+export const kScriptingSql = {
+  /** the call's first statement: locks KEYS, stores a new EVAL body, returns the library version */
+  begin: call('script_begin', '', 'int2[]', 'bytea[]', 'int8', 'text', 'bytea'),
+  /** before COMMIT: the placeholders of absent KEYS go */
+  end: call('script_end', '', 'int2[]', 'bytea[]'),
+  /** EVALSHA / SCRIPT EXISTS of a sha this process has not seen */
+  body: { text: 'SELECT body FROM scripts WHERE sha = $1::text' },
+  exist: { text: 'SELECT s.sha FROM scripts s WHERE s.sha = ANY ($1::text[])' },
+  store: { text: 'INSERT INTO scripts (sha, body) VALUES ($1::text, $2::bytea) ON CONFLICT (sha) DO NOTHING' },
+  flush: { text: 'DELETE FROM scripts' },
+  /** every library, with the version they make (one snapshot: a statement of its own) */
+  libraries: {
+    text: 'SELECT v.version, l.name, l.code FROM function_version v LEFT JOIN function_libraries l ON true ORDER BY l.name',
+  },
+  /** FUNCTION LOAD/DELETE/FLUSH/RESTORE run after this, in one transaction: one change at a time, everywhere */
+  lockVersion: { text: 'SELECT v.version FROM function_version v FOR UPDATE' },
+  bumpVersion: { text: 'UPDATE function_version SET version = version + 1 RETURNING version' },
+  putLibrary: {
+    text: 'INSERT INTO function_libraries (name, code) VALUES ($1::text, $2::bytea) ON CONFLICT (name) DO UPDATE SET code = excluded.code',
+  },
+  deleteLibrary: { text: 'DELETE FROM function_libraries WHERE name = $1::text' },
+  flushLibraries: { text: 'DELETE FROM function_libraries' },
+} satisfies Record<string, Statement>;

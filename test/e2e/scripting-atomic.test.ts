@@ -1,0 +1,165 @@
+/**
+ * Scripts across clients, worker threads and two PostRESP processes on one schema: each call is
+ * one Postgres transaction, so read-modify-write scripts lose no update; a write to a key the
+ * script read (not declared) makes it start over (counted in INFO); a client writing a declared
+ * key waits for the script's commit; scripts and libraries loaded on one instance run on the
+ * other; SCRIPT KILL reaches a script on another worker thread.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { RawClient, type Value } from './resp-client';
+import { startServer, uniqueSchema, type RunningServer } from './start-server';
+import { withPg } from '../support/pg';
+
+let a: RunningServer;
+let b: RunningServer;
+const schema = uniqueSchema('scripts');
+
+before(async () => {
+  a = await startServer(['--workers', '2', '--storage-mode', 'unlogged'], { schema });
+  b = await startServer(['--workers', '2', '--storage-mode', 'unlogged'], { schema });
+});
+after(async () => {
+  await Promise.all([a?.stop(), b?.stop()]);
+  await withPg(async (c) => void (await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`))).catch(() => undefined);
+});
+
+async function clients(n: number): Promise<RawClient[]> {
+  return Promise.all(Array.from({ length: n }, (_, i) => RawClient.connect(i % 2 === 0 ? a.port : b.port)));
+}
+
+async function infoField(port: number, field: string): Promise<number> {
+  const c = await RawClient.connect(port);
+  const text = String((await c.call('INFO', 'stats')) as string);
+  c.close();
+  return Number(new RegExp(`${field}:(\\d+)`).exec(text)?.[1] ?? NaN);
+}
+
+/** until a script's transaction sits idle (its Lua is busy-waiting) in Postgres */
+async function scriptIdleInTransaction(): Promise<void> {
+  await withPg(async (pg) => {
+    for (let i = 0; i < 500; i++) {
+      const r = await pg.query(`SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE application_name = 'postresp-script' AND state = 'idle in transaction'`);
+      if (r.rows[0].n > 0) return;
+      await new Promise((res) => setTimeout(res, 10));
+    }
+    throw new Error('no script transaction seen');
+  });
+}
+
+// reads, waits ~ms while its transaction is open, then writes what it read plus a mark
+const kReadWaitWrite = `local v = redis.call('get', KEYS[1] or 'x') or 'nil'
+local t = redis.call('time'); local start = t[1] * 1000000 + t[2]
+repeat t = redis.call('time') until t[1] * 1000000 + t[2] - start > tonumber(ARGV[1]) * 1000
+redis.call('set', KEYS[1] or 'x', v .. '+a'); return v`;
+
+describe('scripts are atomic across clients, threads and instances', () => {
+  it('8 clients on two instances increment and append through one script: nothing lost, nothing twice', async () => {
+    const cs = await clients(8);
+    const script = `local v = tonumber(redis.call('get', KEYS[1]) or '0')
+      redis.call('set', KEYS[1], v + 1); redis.call('rpush', KEYS[2], v); return v`;
+    const rounds = 40;
+    const seen = await Promise.all(cs.map(async (c) => {
+      const mine: number[] = [];
+      for (let i = 0; i < rounds; i++) mine.push(await c.call('EVAL', script, '2', 'n', 'log') as number);
+      return mine;
+    }));
+    const all = seen.flat().sort((x, y) => x - y);
+    assert.deepEqual(all, Array.from({ length: 8 * rounds }, (_, i) => i));
+    const c = cs[0];
+    assert.equal(await c.call('GET', 'n'), String(8 * rounds));
+    assert.deepEqual(await c.call('LRANGE', 'log', '0', '-1'), Array.from({ length: 8 * rounds }, (_, i) => String(i)));
+    for (const x of cs) x.close();
+  });
+
+  it('the same without declaring the keys: exact too, through re-runs after serialization failures', async () => {
+    const cs = await clients(8);
+    const script = "local v = tonumber(redis.call('get', 'u') or '0'); redis.call('set', 'u', v + 1); return v";
+    const rounds = 25;
+    await Promise.all(cs.map(async (c) => { for (let i = 0; i < rounds; i++) await c.call('EVAL', script, '0'); }));
+    assert.equal(await cs[0].call('GET', 'u'), String(8 * rounds));
+    for (const x of cs) x.close();
+  });
+
+  it('a key the script read, written meanwhile by another instance, makes the script run again (counted)', async () => {
+    const [c1, c2] = [await RawClient.connect(a.port), await RawClient.connect(b.port)];
+    await c1.call('SET', 'x', 'old');
+    const before = await infoField(a.port, 'postresp_script_retries');
+    const reply = c1.call('EVAL', kReadWaitWrite, '0', '400');
+    await scriptIdleInTransaction();
+    assert.equal(await c2.call('SET', 'x', 'b'), 'OK'); // not declared: nothing holds it
+    assert.equal(await reply, 'b'); // the second run read the new value
+    assert.equal(await c1.call('GET', 'x'), 'b+a');
+    assert.ok(await infoField(a.port, 'postresp_script_retries') > before);
+    c1.close();
+    c2.close();
+  });
+
+  it('a client writing a declared key waits for the script to commit', async () => {
+    const [c1, c2] = [await RawClient.connect(a.port), await RawClient.connect(b.port)];
+    await c1.call('SET', 'y', 'old');
+    const order: string[] = [];
+    const script = c1.call('EVAL', kReadWaitWrite, '1', 'y', '300').then((v) => { order.push('script'); return v; });
+    await scriptIdleInTransaction();
+    const set = c2.call('SET', 'y', 'b').then((v) => { order.push('set'); return v; });
+    assert.equal(await script, 'old');
+    assert.equal(await set, 'OK');
+    assert.deepEqual(order, ['script', 'set']);
+    assert.equal(await c1.call('GET', 'y'), 'b');
+    // a declared key that did not exist: its creator waits too, and no placeholder stays behind
+    const created = c1.call('EVAL', kReadWaitWrite, '1', 'fresh', '300');
+    await scriptIdleInTransaction();
+    assert.equal(await c2.call('SET', 'fresh', 'b'), 'OK');
+    assert.equal(await created, 'nil');
+    assert.equal(await c1.call('GET', 'fresh'), 'b');
+    assert.equal(await c1.call('EVAL', "return redis.call('get', KEYS[1])", '1', 'absent'), null);
+    const marks = await withPg(async (pg) => (await pg.query(`SELECT count(*)::int AS n FROM "${schema}".kv WHERE type = -1`)).rows[0].n);
+    assert.equal(marks, 0);
+    c1.close();
+    c2.close();
+  });
+
+  it('scripts and libraries loaded on one instance run on the other', async () => {
+    const [c1, c2] = [await RawClient.connect(a.port), await RawClient.connect(b.port)];
+    const sha = await c1.call('SCRIPT', 'LOAD', "return 'from a'") as string;
+    assert.equal(await c2.call('EVALSHA', sha, '0'), 'from a');
+    assert.deepEqual(await c2.call('SCRIPT', 'EXISTS', sha), [1]);
+    const lib = "#!lua name=shared\nredis.register_function('hello', function() return 'v1' end)";
+    assert.equal(await c1.call('FUNCTION', 'LOAD', lib), 'shared');
+    assert.equal(await c2.call('FCALL', 'hello', '0'), 'v1');
+    assert.equal(await c2.call('FUNCTION', 'LOAD', 'REPLACE', lib.replace('v1', 'v2')), 'shared');
+    assert.equal(await c1.call('FCALL', 'hello', '0'), 'v2');
+    assert.deepEqual(await c1.call('FUNCTION', 'LOAD', lib), { error: "ERR Library 'shared' already exists" });
+    assert.equal(await c2.call('FUNCTION', 'DELETE', 'shared'), 'OK');
+    assert.deepEqual(await c1.call('FCALL', 'hello', '0'), { error: 'ERR Function not found' });
+    assert.deepEqual(await c1.call('FUNCTION', 'LIST'), []);
+    c1.close();
+    c2.close();
+  });
+
+  it('SCRIPT KILL from another client stops a script that has not written; one that wrote is UNKILLABLE', async () => {
+    const cs = await Promise.all([0, 1, 2].map(() => RawClient.connect(a.port)));
+    const stuck = cs[0].call('EVAL', 'while true do end', '0');
+    let killed: Value = null;
+    for (let i = 0; i < 200 && (killed === null || (killed as { error?: string }).error?.startsWith('NOTBUSY')); i++) {
+      // each of the other clients, on whichever worker thread it landed
+      killed = await cs[1 + (i % 2)].call('SCRIPT', 'KILL');
+      if (killed === 'OK') break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(killed, 'OK');
+    assert.match((await stuck as { error: string }).error, /^ERR Script killed by user with SCRIPT KILL/);
+    const writer = cs[0].call('EVAL', "redis.call('set', 'w', '1') while true do end", '0');
+    let r: Value = null;
+    for (let i = 0; i < 200; i++) {
+      r = await cs[1].call('SCRIPT', 'KILL');
+      if ((r as { error?: string }).error?.startsWith('UNKILLABLE')) break;
+      await new Promise((res) => setTimeout(res, 10));
+    }
+    assert.match((r as { error: string }).error, /^UNKILLABLE/);
+    // the server is stopped by after(); the running script does not block shutdown of the test
+    void writer.catch(() => undefined);
+    for (const c of cs) c.close();
+  });
+});
