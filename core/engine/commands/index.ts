@@ -24,6 +24,7 @@ import { kHashCommands } from './hash';
 import { kSetCommands } from './set';
 import { kListCommands } from './list';
 import { kZsetCommands } from './zset';
+import { kStreamCommands } from './stream';
 
 export const kConnectionCommands: CommandSpec[] = [auth, client, echo, hello, ping, quit, reset, select];
 export const kServerCommands: CommandSpec[] = [command, config, debug, info, latency, save, bgsave, lastsave, shutdown, time];
@@ -32,7 +33,8 @@ export const kServerCommands: CommandSpec[] = [command, config, debug, info, lat
 export function allCommands(): CommandSpec[] {
   return [...kConnectionCommands, ...kServerCommands, ...kStringCommands, ...kKeyCommands, ...kTransactionCommands,
     ...kHashCommands, ...kSetCommands, ...kListCommands,
-    ...kZsetCommands];
+    ...kZsetCommands,
+    ...kStreamCommands];
 }
 
 export function buildCommandTable(): CommandTable {
