@@ -107,8 +107,8 @@ export function streamGroupFunctions(s: string): string[] {
          SELECT k.card, k.x_last_ms, k.x_last_seq, k.x_added, k.x_maxdel_ms, k.x_maxdel_seq INTO r FROM ${s}.kv k
            WHERE k.db = p_db AND k.key = p_key;
          ${group(s, 'CONTINUE;')}
-         ${touchConsumer(s)};
          IF p_ms[j] IS NOT NULL THEN
+           ${touchConsumer(s)};
            -- the consumer's own history after the id: entries still pending, delivered again
            RETURN QUERY SELECT 1::int2, j, NULL::int8, NULL::int8, NULL::bytea[];
            RETURN QUERY WITH h AS (
@@ -124,6 +124,8 @@ export function streamGroupFunctions(s: string): string[] {
          -- new entries: served only when the stream holds one after the group's last id
          IF NOT EXISTS (SELECT 1 FROM ${s}.stream_entries x WHERE x.db = p_db AND x.key = p_key
              AND (x.ms, x.seq) > (g.last_ms, g.last_seq)) THEN CONTINUE; END IF;
+         -- the consumer is created (or its seen-time refreshed) only by a read that serves it
+         ${touchConsumer(s)};
          RETURN QUERY SELECT 1::int2, j, NULL::int8, NULL::int8, NULL::bytea[];
          SELECT f.ms, f.seq INTO fms, fseq FROM ${s}.x_first(p_db, p_key) f;
          er := g.entries_read; lms := g.last_ms; lseq := g.last_seq;

@@ -9,6 +9,7 @@ import { kOneKey } from '../spec';
 import { whenDoneAt } from './events';
 import { idArrays } from './ids-arg';
 import { kStreamSql } from './sql';
+import { afterKeyCheck } from './xack';
 
 export const xdel = defineCommand({
   name: 'xdel', arity: -3, flags: ['write', 'fast'], keys: kOneKey, acl: ['write', 'stream', 'fast'],
@@ -17,7 +18,7 @@ export const xdel = defineCommand({
   complexity: 'O(1) for each single item to delete in the stream, regardless of the stream size.',
   run(s, argv) {
     const ids = idArrays(argv, 2);
-    if (ids instanceof RespError) return ids;
+    if (ids instanceof RespError) return afterKeyCheck(s, argv[1], ids, 0);
     return exec(s, kStreamSql.del, [dbArg(s), argv[1], ids.ms, ids.seq, nowArg()], statusReply({}, (rows) => int8Reply(rows[0][1])));
   },
 });

@@ -72,7 +72,7 @@ function op(s: Session, argv: Buffer[], code: number, id: [bigint | null, bigint
 }
 
 const create = sub('create', -5, ['write', 'denyoom'], 'Create a consumer group.', alwaysAt('xgroup-create', 2), (s, argv) => {
-  if (argv.length > 8) return syntaxOf('create');
+  if (argv.length > 8) return syntaxOf(argv[1].toString('latin1'));
   const o = parseOpts(argv, true);
   if (o instanceof RespError) return o;
   const id = groupId(argv[4], true);
@@ -94,7 +94,7 @@ const create = sub('create', -5, ['write', 'denyoom'], 'Create a consumer group.
 });
 
 const setid = sub('setid', -5, ['write'], 'Set a consumer group to an arbitrary last delivered ID value.', alwaysAt('xgroup-setid', 2), (s, argv) => {
-  if (argv.length !== 5 && argv.length !== 7) return syntaxOf('setid');
+  if (argv.length !== 5 && argv.length !== 7) return syntaxOf(argv[1].toString('latin1'));
   const o = parseOpts(argv, false);
   if (o instanceof RespError) return o;
   const id = groupId(argv[4], false);

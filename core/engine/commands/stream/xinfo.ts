@@ -37,10 +37,10 @@ function streamInfo(s: Session, argv: Buffer[]) {
   let full = false;
   let count: bigint | null = 10n;
   if (argv.length > 3) {
-    if (!eqIgnoreCase(argv[3], 'full')) return syntaxOf('stream');
+    if (!eqIgnoreCase(argv[3], 'full')) return syntaxOf(argv[1].toString('latin1'));
     full = true;
     if (argv.length > 4) {
-      if (argv.length !== 6 || !eqIgnoreCase(argv[4], 'count')) return syntaxOf('stream');
+      if (argv.length !== 6 || !eqIgnoreCase(argv[4], 'count')) return syntaxOf(argv[1].toString('latin1'));
       const n = parseI64(argv[5]);
       if (n === undefined) return Err.notInteger;
       count = n <= 0n ? null : n;
