@@ -4,6 +4,7 @@
  * 6 = the key is missing (XGROUP without MKSTREAM). Times (delivered, seen) are plain Unix ms.
  */
 import { createKey, lockKey } from '../collection/functions';
+import { live } from '../kv-row';
 import { kStreamType } from './sql';
 
 const Z = `'-9223372036854775808'::int8`;
@@ -16,6 +17,10 @@ const group = (s: string, missing: string, lock = 'FOR UPDATE') => `SELECT * INT
 /** the consumer exists, seen now (Redis's lookup with refresh, or creation) */
 const touchConsumer = (s: string) => `INSERT INTO ${s}.stream_consumers AS c (db, key, grp, consumer, seen)
          VALUES (p_db, p_key, p_grp, p_consumer, p_now) ON CONFLICT (db, key, grp, consumer) DO UPDATE SET seen = p_now`;
+/** t := 'wrong' (another type), 'nogroup', 'ok', or NULL (no key): the read-only commands' checks */
+const groupState = (s: string) => `SELECT CASE WHEN k.type <> ${kT} THEN 'wrong' WHEN x.grp IS NULL THEN 'nogroup' ELSE 'ok' END INTO t
+         FROM ${s}.kv k LEFT JOIN ${s}.stream_groups x ON x.db = k.db AND x.key = k.key AND x.grp = p_grp
+         WHERE k.db = p_db AND k.key = p_key AND ${live('k')};`;
 const entryExists = (s: string, ms: string, seq: string) =>
   `EXISTS (SELECT 1 FROM ${s}.stream_entries e WHERE e.db = p_db AND e.key = p_key AND e.ms = ${ms} AND e.seq = ${seq})`;
 
@@ -168,9 +173,7 @@ export function streamGroupFunctions(s: string): string[] {
      #variable_conflict use_column
      DECLARE t text;
      BEGIN
-       SELECT CASE WHEN k.type <> ${kT} THEN 'wrong' WHEN x.grp IS NULL THEN 'nogroup' ELSE 'ok' END INTO t
-         FROM ${s}.kv k LEFT JOIN ${s}.stream_groups x ON x.db = k.db AND x.key = k.key AND x.grp = p_grp
-         WHERE k.db = p_db AND k.key = p_key AND (k.expires_at IS NULL OR k.expires_at > p_now);
+       ${groupState(s)}
        IF t = 'wrong' THEN RETURN QUERY SELECT 2::int2, NULL::bytea, 0::int8, NULL::int8, NULL::int8, NULL::int8, NULL::int8; RETURN; END IF;
        IF t IS NULL OR t = 'nogroup' THEN RETURN QUERY SELECT 5::int2, NULL::bytea, 0::int8, NULL::int8, NULL::int8, NULL::int8, NULL::int8; RETURN; END IF;
        RETURN QUERY SELECT 1::int2, NULL::bytea, count(*), NULL::int8, NULL::int8, NULL::int8, NULL::int8
@@ -191,9 +194,7 @@ export function streamGroupFunctions(s: string): string[] {
      #variable_conflict use_column
      DECLARE t text;
      BEGIN
-       SELECT CASE WHEN k.type <> ${kT} THEN 'wrong' WHEN x.grp IS NULL THEN 'nogroup' ELSE 'ok' END INTO t
-         FROM ${s}.kv k LEFT JOIN ${s}.stream_groups x ON x.db = k.db AND x.key = k.key AND x.grp = p_grp
-         WHERE k.db = p_db AND k.key = p_key AND (k.expires_at IS NULL OR k.expires_at > p_now);
+       ${groupState(s)}
        IF t = 'wrong' THEN RETURN QUERY SELECT 2::int2, NULL::int8, NULL::int8, NULL::bytea, NULL::int8, NULL::int8; RETURN; END IF;
        IF t IS NULL OR t = 'nogroup' THEN RETURN QUERY SELECT 5::int2, NULL::int8, NULL::int8, NULL::bytea, NULL::int8, NULL::int8; RETURN; END IF;
        IF p_consumer IS NOT NULL THEN
