@@ -9,7 +9,7 @@ import type { PendingReply } from './pending-reply';
 import type { Op } from './ops';
 
 /** kv.type: the Redis type of a key. Collection rows live in their own tables (one per family). */
-export const enum KeyType { String = 0, Hash = 1, List = 2, Set = 3, Zset = 4 }
+export const enum KeyType { String = 0, Hash = 1, List = 2, Set = 3, Zset = 4, Stream = 5 }
 
 export const enum SetCond { None = 0, Nx = 1, Xx = 2 }
 

@@ -83,6 +83,8 @@ export interface Session {
   multi: QueuedCommand[] | undefined;
   /** a command failed to queue: EXEC answers EXECABORT */
   multiAborted: boolean;
+  /** set while EXEC runs its queue: blocking commands answer at once (Redis's CLIENT_DENY_BLOCKING) */
+  denyBlocking?: boolean;
   watched: WatchedKey[];
   /** EVAL/FCALL: the client's later commands wait until `done` settles (workers/dispatch.ts holdWhile) */
   holdWhile?(done: PromiseLike<unknown>): void;

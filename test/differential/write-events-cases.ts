@@ -19,6 +19,9 @@ const kOne = 'RPUSH l a';
 const kHash = 'HSET h f 1 g 2';
 const kSet = 'SADD s a b c';
 const kZset = 'ZADD z 1 a 2 b 3 c';
+const kStream = 'XADD x 1-0 f 1';
+const kGroup = 'XGROUP CREATE x g 0';
+const kRead = 'XREADGROUP GROUP g c STREAMS x >';
 
 export const kEventCases: EventCase[] = [
   // strings
@@ -92,6 +95,16 @@ export const kEventCases: EventCase[] = [
   // scripts: each redis.call write reports as the command would, after the call committed;
   // a Lua error keeps (and reports) what ran before it; library changes fire nothing
   ...kScriptCases(),
+  // streams
+  c('XADD x 1-0 f 1'), c('XADD x NOMKSTREAM 1-0 f 1'), c('XADD x MAXLEN 1 2-0 f 1', kStream), c('XADD x MAXLEN 5 2-0 f 1', kStream),
+  c('XADD x 1-0 f 1', 'SET x s'), c('XTRIM x MAXLEN 0', kStream), c('XTRIM x MAXLEN 5', kStream), c('XDEL x 1-0', kStream),
+  c('XDEL x 9-0', kStream), c('XSETID x 5-0', kStream), c('XGROUP CREATE x g 0', kStream), c('XGROUP CREATE x g 0 MKSTREAM'),
+  c('XGROUP SETID x g 0', kStream, kGroup), c('XGROUP DESTROY x g', kStream, kGroup), c('XGROUP DESTROY x g', kStream),
+  c('XGROUP CREATECONSUMER x g c', kStream, kGroup), c('XGROUP CREATECONSUMER x g c', kStream, kGroup, 'XGROUP CREATECONSUMER x g c'),
+  c('XGROUP DELCONSUMER x g c', kStream, kGroup, kRead), c('XGROUP DELCONSUMER x g c', kStream, kGroup),
+  c('XREADGROUP GROUP g c STREAMS x >', kStream, kGroup), c('XREADGROUP GROUP g c STREAMS x >', kStream, kGroup, kRead),
+  c('XACK x g 1-0', kStream, kGroup, kRead), c('XCLAIM x g d 0 1-0', kStream, kGroup, kRead),
+  c('XAUTOCLAIM x g d 0 0', kStream, kGroup, kRead), c('XAUTOCLAIM x g c 0 0', kStream, kGroup, kRead),
 ];
 
 function kScriptCases(): EventCase[] {

@@ -25,6 +25,7 @@ import { kSetCommands } from './set';
 import { kListCommands } from './list';
 import { kZsetCommands } from './zset';
 import { kScriptingCommands } from './scripting';
+import { kStreamCommands } from './stream';
 
 export const kConnectionCommands: CommandSpec[] = [auth, client, echo, hello, ping, quit, reset, select];
 export const kServerCommands: CommandSpec[] = [command, config, debug, info, latency, save, bgsave, lastsave, shutdown, time];
@@ -34,7 +35,7 @@ export function allCommands(): CommandSpec[] {
   return [...kConnectionCommands, ...kServerCommands, ...kStringCommands, ...kKeyCommands, ...kTransactionCommands,
     ...kHashCommands, ...kSetCommands, ...kListCommands,
     ...kZsetCommands,
-    ...kScriptingCommands];
+    ...kScriptingCommands, ...kStreamCommands];
 }
 
 export function buildCommandTable(): CommandTable {

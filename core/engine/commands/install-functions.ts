@@ -18,11 +18,12 @@ import { setFunctions } from './set/functions';
 import { stringFunctions } from './string/functions';
 import { transactionFunctions } from './transactions/functions';
 import { zsetFunctions } from './zset/functions';
+import { streamFunctions } from './stream/functions';
 
 /** Each family's CREATE statements, given the quoted schema name */
 const kFamilies: ((s: string) => string[])[] = [
   stringFunctions, transactionFunctions, keyFunctions, hashFunctions, setFunctions, listFunctions, zsetFunctions,
-  scriptingFunctions,
+  scriptingFunctions, streamFunctions,
 ];
 
 export function functionStatements(schema: string): string[] {

@@ -26,6 +26,11 @@ export interface KeySpec {
    * the counted keys follow it. first/last/step then give only the fixed keys (ZUNIONSTORE's dst).
    */
   numkeysAt?: number;
+  /**
+   * Keys after a keyword (XREAD … STREAMS key… id…): Redis's `keyword` begin_search, searched from
+   * position `from`, with half of what follows it as keys (the ids are the other half).
+   */
+  afterKeyword?: { word: string; from: number };
 }
 
 /** a value now, a PendingReply a lane fills (GET, SET…), or a Promise (commands that await) */
@@ -70,7 +75,7 @@ export const kCountedKeys: KeySpec = { first: 0, last: 0, step: 0, numkeysAt: 1 
  * not a positive integer or counts past the last argument (Redis: "Invalid arguments").
  */
 export function keysOf(spec: CommandSpec, argv: Buffer[]): Buffer[] | undefined {
-  const { first, step, numkeysAt } = spec.keys;
+  const { first, step, numkeysAt, afterKeyword } = spec.keys;
   const out: Buffer[] = [];
   if (first !== 0) {
     const last = spec.keys.last < 0 ? argv.length + spec.keys.last : spec.keys.last;
@@ -81,6 +86,11 @@ export function keysOf(spec: CommandSpec, argv: Buffer[]): Buffer[] | undefined 
     const n = /^[1-9][0-9]{0,9}$/.test(text) ? Number(text) : 0;
     if (n === 0 || numkeysAt + n >= argv.length) return undefined;
     out.push(...argv.slice(numkeysAt + 1, numkeysAt + 1 + n));
+  }
+  if (afterKeyword !== undefined) {
+    const at = argv.findIndex((a, i) => i >= afterKeyword.from && a.toString('latin1').toLowerCase() === afterKeyword.word);
+    if (at < 0 || (argv.length - at - 1) % 2 !== 0 || at === argv.length - 1) return undefined;
+    out.push(...argv.slice(at + 1, at + 1 + (argv.length - at - 1) / 2));
   }
   return out;
 }

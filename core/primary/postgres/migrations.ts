@@ -224,6 +224,81 @@ export const kMigrations: readonly Migration[] = [
       `INSERT INTO ${s}.function_version (version) VALUES (1)`,
     ],
   },
+  {
+    version: 8,
+    name: 'streams: entries, nodes, consumer groups, consumers, pending entries (docs/streams.md)',
+    statements: (s, persistence) => [
+      // Ids are two unsigned 64-bit numbers; each is stored as a signed int8 minus 2^63
+      // (core/engine/commands/stream/id.ts), so int8 order is id order over the whole range
+      // (Redis accepts 18446744073709551615-18446744073709551615). The view streams_readable
+      // shows them as Redis prints them.
+      // The stream's own state, in its kv row (locked by every stream write anyway): the last id
+      // (XADD's floor, kept when entries are deleted), entries-added, max-deleted-entry-id.
+      // card = length.
+      `ALTER TABLE ${s}.kv ADD COLUMN x_last_ms int8, ADD COLUMN x_last_seq int8, ADD COLUMN x_added int8,
+         ADD COLUMN x_maxdel_ms int8, ADD COLUMN x_maxdel_seq int8`,
+      `CREATE ${persistence}TABLE ${s}.stream_entries (
+         db smallint NOT NULL, key bytea NOT NULL, ms int8 NOT NULL, seq int8 NOT NULL, fv bytea[] NOT NULL,
+         PRIMARY KEY (db, key, ms, seq))`,
+      // Redis's radix-tree nodes (listpacks of ≤ stream-node-max-entries entries), one row each,
+      // keyed by the first id appended to it: MAXLEN/MINID ~ remove whole nodes only, and which
+      // entries share a node decides what a ~ trim leaves (the 7.0 suite checks the lengths).
+      // live = entries not deleted, total = entries ever appended (Redis counts deleted ones to
+      // decide that a node is full), bytes ≈ field and value bytes, last = last id appended.
+      `CREATE ${persistence}TABLE ${s}.stream_nodes (
+         db smallint NOT NULL, key bytea NOT NULL, ms int8 NOT NULL, seq int8 NOT NULL,
+         live int4 NOT NULL, total int4 NOT NULL, bytes int8 NOT NULL, last_ms int8 NOT NULL, last_seq int8 NOT NULL,
+         PRIMARY KEY (db, key, ms, seq))`,
+      // entries_read NULL: Redis's SCG_INVALID_ENTRIES_READ
+      `CREATE ${persistence}TABLE ${s}.stream_groups (
+         db smallint NOT NULL, key bytea NOT NULL, grp bytea NOT NULL, last_ms int8 NOT NULL, last_seq int8 NOT NULL,
+         entries_read int8, PRIMARY KEY (db, key, grp))`,
+      `CREATE ${persistence}TABLE ${s}.stream_consumers (
+         db smallint NOT NULL, key bytea NOT NULL, grp bytea NOT NULL, consumer bytea NOT NULL, seen int8 NOT NULL,
+         PRIMARY KEY (db, key, grp, consumer))`,
+      // the pending entries list of each group; delivered = last delivery time (Unix ms)
+      `CREATE ${persistence}TABLE ${s}.stream_pel (
+         db smallint NOT NULL, key bytea NOT NULL, grp bytea NOT NULL, ms int8 NOT NULL, seq int8 NOT NULL,
+         consumer bytea NOT NULL, delivered int8 NOT NULL, deliveries int8 NOT NULL,
+         PRIMARY KEY (db, key, grp, ms, seq))`,
+      // a consumer's own PEL (XREADGROUP with an id, XPENDING … consumer, DELCONSUMER): partial, so
+      // a lookup by (db, key, grp[, id]) never plans on it (docs/postgres.md "Plans"); consumer =
+      // implies the predicate
+      `CREATE INDEX stream_pel_consumer ON ${s}.stream_pel (db, key, grp, consumer, ms, seq) WHERE consumer IS NOT NULL`,
+      `CREATE VIEW ${s}.streams_readable AS
+         SELECT db, key, (ms::numeric + 9223372036854775808)::text || '-' || (seq::numeric + 9223372036854775808)::text AS id, fv
+         FROM ${s}.stream_entries`,
+      // a key's rows go with it (kv_deleted, kv_type_changed: kv_drop_rows), FLUSHALL truncates
+      `CREATE OR REPLACE FUNCTION ${s}.kv_drop_rows() RETURNS trigger LANGUAGE plpgsql AS $f$
+       BEGIN
+         CASE OLD.type
+           WHEN 1 THEN DELETE FROM ${s}.hashes WHERE db = OLD.db AND key = OLD.key;
+           WHEN 2 THEN DELETE FROM ${s}.lists WHERE db = OLD.db AND key = OLD.key;
+           WHEN 3 THEN DELETE FROM ${s}.sets WHERE db = OLD.db AND key = OLD.key;
+           WHEN 4 THEN DELETE FROM ${s}.zsets WHERE db = OLD.db AND key = OLD.key;
+           WHEN 5 THEN
+             DELETE FROM ${s}.stream_entries WHERE db = OLD.db AND key = OLD.key;
+             DELETE FROM ${s}.stream_nodes WHERE db = OLD.db AND key = OLD.key;
+             DELETE FROM ${s}.stream_groups WHERE db = OLD.db AND key = OLD.key;
+             DELETE FROM ${s}.stream_consumers WHERE db = OLD.db AND key = OLD.key;
+             DELETE FROM ${s}.stream_pel WHERE db = OLD.db AND key = OLD.key;
+           ELSE NULL;
+         END CASE;
+         RETURN NULL;
+       END $f$`,
+      `CREATE OR REPLACE FUNCTION ${s}.kv_truncated() RETURNS trigger LANGUAGE plpgsql AS $f$
+       BEGIN
+         TRUNCATE ${s}.hashes, ${s}.lists, ${s}.sets, ${s}.zsets,
+           ${s}.stream_entries, ${s}.stream_nodes, ${s}.stream_groups, ${s}.stream_consumers, ${s}.stream_pel;
+         RETURN NULL;
+       EXCEPTION WHEN object_in_use THEN
+         DELETE FROM ${s}.hashes; DELETE FROM ${s}.lists; DELETE FROM ${s}.sets; DELETE FROM ${s}.zsets;
+         DELETE FROM ${s}.stream_entries; DELETE FROM ${s}.stream_nodes; DELETE FROM ${s}.stream_groups;
+         DELETE FROM ${s}.stream_consumers; DELETE FROM ${s}.stream_pel;
+         RETURN NULL;
+       END $f$`,
+    ],
+  },
 ];
 
 export const kSchemaVersion = kMigrations[kMigrations.length - 1]!.version;

@@ -2,7 +2,7 @@
  * Server-side functions of the generic key commands (EXPIRE family, RENAME, COPY, MOVE, SWAPDB,
  * RANDOMKEY, MEMORY USAGE, FLUSHALL). They act on the kv row, whatever the key's type.
  *
- * Collection tables (hash, list, set, zset) are listed in kv_children (kChildTables), with the
+ * Collection tables (hash, list, set, zset, stream) are listed in kv_children (kChildTables), with the
  * columns to copy read from the catalog. The contract for such a table:
  *   - (db, key) columns naming its kv row; triggers kv_deleted and kv_type_changed (function
  *     kv_drop_rows, migration 4) delete its rows when the kv row goes (DEL, expiry, overwrite by
@@ -18,7 +18,8 @@
  */
 import { expired, kWatchMark, live, watchMark } from '../kv-row';
 
-const kChildTables = ['hashes', 'lists', 'sets', 'zsets'];
+const kChildTables = ['hashes', 'lists', 'sets', 'zsets',
+  'stream_entries', 'stream_nodes', 'stream_groups', 'stream_consumers', 'stream_pel'];
 
 export function keyFunctions(s: string): string[] {
   // both rows locked in (db, key) order, as every multi-row writer does: no deadlocks. One

@@ -35,6 +35,7 @@ function encoding(k: KeyInfo): string {
     case 1: return small ? 'listpack' : 'hashtable';
     case 2: return 'quicklist';
     case 3: return 'hashtable';
+    case 5: return 'stream';
     default: return small ? 'listpack' : 'skiplist';
   }
 }

@@ -7,7 +7,7 @@ import { Err } from '../../resp-errors';
 import { parseI64 } from '../args';
 
 /** kv.type → the name TYPE answers */
-export const kTypeNames: readonly string[] = ['string', 'hash', 'list', 'set', 'zset'];
+export const kTypeNames: readonly string[] = ['string', 'hash', 'list', 'set', 'zset', 'stream'];
 
 export const kNoSuchKey = new RespError('ERR no such key');
 export const kSameObject = new RespError('ERR source and destination objects are the same');

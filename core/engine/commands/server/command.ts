@@ -18,7 +18,7 @@ const acl = ['slow', 'connection'];
 
 /** Simplified key specs (Redis's carry per-key flags like RM/OW/INSERT that the table does not hold). */
 function keySpecs(spec: CommandSpec): Reply[] {
-  const { first, last, step, numkeysAt } = spec.keys;
+  const { first, last, step, numkeysAt, afterKeyword } = spec.keys;
   const flags = new RespSet(((spec.flagBits & kFlagWrite) !== 0 ? ['RW', 'UPDATE'] : ['RO', 'ACCESS']).map((f) => new Simple(f)));
   const out: Reply[] = [];
   if (first !== 0) {
@@ -34,6 +34,13 @@ function keySpecs(spec: CommandSpec): Reply[] {
       'flags', flags,
       'begin_search', new RespMap(['type', 'index', 'spec', new RespMap(['index', numkeysAt])]),
       'find_keys', new RespMap(['type', 'keynum', 'spec', new RespMap(['keynumidx', 0, 'firstkey', 1, 'keystep', 1])]),
+    ]));
+  }
+  if (afterKeyword !== undefined) {
+    out.push(new RespMap([
+      'flags', flags,
+      'begin_search', new RespMap(['type', 'keyword', 'spec', new RespMap(['keyword', afterKeyword.word.toUpperCase(), 'startfrom', afterKeyword.from])]),
+      'find_keys', new RespMap(['type', 'range', 'spec', new RespMap(['lastkey', -1, 'keystep', 1, 'limit', 2])]),
     ]));
   }
   return out;
@@ -127,7 +134,7 @@ const commandGetkeys = defineCommand({
     const container = spec?.name;
     if (spec?.subcommands !== undefined) spec = spec.subcommands.find((c) => c.name === `${container}|${lower(args[1])}`);
     if (spec === undefined) return new RespError('ERR Invalid command specified');
-    if (spec.keys.first === 0 && spec.keys.numkeysAt === undefined) return new RespError('ERR The command has no key arguments');
+    if (spec.keys.first === 0 && spec.keys.numkeysAt === undefined && spec.keys.afterKeyword === undefined) return new RespError('ERR The command has no key arguments');
     if (!arityOk(spec.arity, args.length)) return new RespError('ERR Invalid number of arguments specified for command');
     const keys = keysOf(spec, args);
     if (keys === undefined) return new RespError('ERR Invalid arguments specified for command');

@@ -33,10 +33,13 @@ export const exec = defineCommand({
     const replies = await s.server.store.transaction(s, watched, () => queued.map(({ spec, argv }) => {
       dbs?.push(s.db);
       if (hook.beforeActive && (spec.flagBits & kFlagWrite) !== 0) hook.before(s.db, spec, argv);
+      s.denyBlocking = true;
       try {
         return spec.run(s, argv);
       } catch (e) {
         return new RespError(`ERR internal error: ${(e as Error).message}`);
+      } finally {
+        s.denyBlocking = false;
       }
     }));
     if (dbs !== undefined && Array.isArray(replies)) {
