@@ -14,6 +14,7 @@ import { RequestParser, kQueryBufferExceeded } from '../protocol/parser';
 import { ReplyWriter } from '../protocol/writer';
 import { RespError } from '../core/engine/reply';
 import type { QueuedCommand, ServerContext, WatchedKey } from '../core/engine/session';
+import type { BlockedCall } from '../core/engine/commands/blocking/blocked-call';
 import type { WorkerState } from './state';
 import { loadNative } from '../core/native';
 import { isLocalPeer } from '../core/primary/protected-mode';
@@ -46,6 +47,7 @@ export class Client implements DispatchClient {
   multi: QueuedCommand[] | undefined = undefined;
   multiAborted = false;
   watched: WatchedKey[] = [];
+  blocked: BlockedCall | undefined = undefined;
   readonly createdAt = Date.now();
   /** performance.now() when the last bytes arrived: a command's latency counts from here */
   private lastRead = performance.now();
@@ -268,6 +270,7 @@ export class Client implements DispatchClient {
     this.closingNow = true;
     this.outputLimiter.stop();
     this.socket.destroy();
+    this.blocked?.closed();
     this.state.onClientClosed(this);
   }
 
@@ -296,7 +299,7 @@ export class Client implements DispatchClient {
 
   describe(): string {
     const now = Date.now();
-    const flags = (this.closing ? 'c' : '') + (this.noEvict ? 'e' : '') + (this.noTouch ? 'T' : '') || 'N';
+    const flags = (this.blocked?.isBlocked ? 'b' : '') + (this.closing ? 'c' : '') + (this.noEvict ? 'e' : '') + (this.noTouch ? 'T' : '') || 'N';
     return `id=${this.id} addr=${this.addr} laddr=${this.laddr} fd=${this.fd} name=${this.name} ` +
       `age=${Math.floor((now - this.createdAt) / 1000)} idle=${Math.floor((now - this.lastActive) / 1000)} ` +
       `flags=${flags} db=${this.db} sub=0 psub=0 ssub=0 multi=${this.multi?.length ?? -1} qbuf=${this.parser.pending} qbuf-free=0 ` +

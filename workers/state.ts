@@ -17,6 +17,7 @@ import { unwatchAll } from '../core/engine/commands/transactions/watch';
 import { newHistogram, record as recordLatency } from '../core/metrics/log2-histogram';
 import { WriteHook } from '../core/engine/write-hook';
 import { busChannelName, MessageBus } from '../core/bus/bus';
+import { BlockingWaits } from '../core/engine/commands/blocking/waits';
 
 export function emptyStats(): WorkerStats {
   return {
@@ -36,6 +37,7 @@ export class WorkerState implements ServerContext {
   readonly writeHook = new WriteHook((listening) => this.port.postMessage({ type: 'hook', listening }));
   /** pub/sub, blocked-client wake-ups and keyspace events, process- and instance-wide (core/bus) */
   readonly bus: MessageBus;
+  readonly blocking: BlockingWaits;
   stats = emptyStats();
   /** record()'s cache of the last command's entry in stats.commands (cleared with the stats) */
   private lastSpec: CommandSpec | undefined = undefined;
@@ -62,6 +64,7 @@ export class WorkerState implements ServerContext {
     });
     this.rpc = new Rpc(port, (op, args) => this.onRequest(op, args));
     this.bus = new MessageBus(port, this.workerIndex, busChannelName(this.runId));
+    this.blocking = new BlockingWaits(this.bus, this.writeHook, (n) => { this.stats.blockedClients = n; });
     port.on('message', (msg: PrimaryToWorker) => this.onMessage(msg));
   }
 
@@ -158,6 +161,10 @@ export class WorkerState implements ServerContext {
         for (const c of this.clients.values()) if (matchesFilter(c, args as ClientFilter | undefined)) out.push([c.id, c.describe()]);
         return out;
       }
+      case 'unblock': {
+        const { id, error } = args as { id: number; error: boolean };
+        return this.clients.get(id)?.blocked?.unblock(error) ? 1 : 0;
+      }
       case 'kill': {
         let n = 0;
         for (const c of [...this.clients.values()]) {
@@ -200,6 +207,9 @@ export class WorkerState implements ServerContext {
   killClients(filter: ClientFilter): Promise<number> {
     return this.rpc.call<number>('client-kill', filter);
   }
+  unblockClient(id: number, error: boolean): Promise<number> {
+    return this.rpc.call<number>('client-unblock', { id, error });
+  }
   info(): Promise<InfoData> {
     return this.rpc.call<InfoData>('info');
   }
@@ -208,7 +218,7 @@ export class WorkerState implements ServerContext {
     await this.rpc.call('config-set', pairs);
   }
   private clearStats(): void {
-    this.stats = { ...emptyStats(), connectedClients: this.clients.size };
+    this.stats = { ...emptyStats(), connectedClients: this.clients.size, blockedClients: this.blocking.blocked };
     this.lastSpec = undefined;
     this.lastSpecStats = undefined;
   }

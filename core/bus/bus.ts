@@ -63,6 +63,12 @@ export class MessageBus {
   private localOut: WireItems = [];
   private remoteOut: WireItems = [];
   private flushQueued = false;
+  private keysWanted = false;
+  /**
+   * Told when whether a client waits on a key anywhere (this worker, another, another instance)
+   * changes: the blocking commands listen to the write hook only while one does.
+   */
+  onKeysWanted: ((wanted: boolean) => void) | undefined = undefined;
   private readonly channel: BroadcastChannel;
   private onReady!: () => void;
   /** resolves when the hub sent this worker its first view of the others' interest */
@@ -104,6 +110,21 @@ export class MessageBus {
     this.wakeOwn(k);
     if (this.otherKeys.has(k)) this.queue(this.localOut, 'w', db, key, kEmpty);
     if (this.remoteKeys.has(k)) this.queue(this.remoteOut, 'w', db, key, kEmpty);
+  }
+
+  /** SWAPDB: every key of db that a client waits on anywhere is woken. */
+  wakeDb(db: number): void {
+    const prefix = `k${db}:`;
+    const keys = new Set<string>();
+    for (const set of [this.waiters.keys(), this.otherKeys, this.remoteKeys]) for (const k of set) if (k.startsWith(prefix)) keys.add(k);
+    for (const k of keys) this.wake(db, Buffer.from(k.slice(prefix.length), 'latin1'));
+  }
+
+  private checkKeysWanted(): void {
+    const wanted = this.waiters.size > 0 || this.otherKeys.size > 0 || this.remoteKeys.size > 0;
+    if (wanted === this.keysWanted) return;
+    this.keysWanted = wanted;
+    this.onKeysWanted?.(wanted);
   }
 
   private queue(out: WireItems, kind: ItemKind, db: number, a: Buffer, b: Buffer): void {
@@ -225,6 +246,7 @@ export class MessageBus {
     if (!set) this.waiters.set(k, set = new Set());
     if (set.has(waiter)) return Promise.resolve();
     set.add(waiter);
+    this.checkKeysWanted();
     return this.report(k, set.size);
   }
 
@@ -233,6 +255,7 @@ export class MessageBus {
     const set = this.waiters.get(k);
     if (!set?.delete(waiter)) return;
     if (set.size === 0) this.waiters.delete(k);
+    this.checkKeysWanted();
     void this.report(k, set.size);
   }
 
@@ -278,6 +301,7 @@ export class MessageBus {
     if (kind === 'k') {
       if (e.others > 0) this.otherKeys.add(e.key); else this.otherKeys.delete(e.key);
       if (e.remote) this.remoteKeys.add(e.key); else this.remoteKeys.delete(e.key);
+      this.checkKeysWanted();
     }
   }
 }

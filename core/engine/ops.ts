@@ -73,6 +73,12 @@ export class StmtOp extends PendingReply {
    * same batch transaction, before or after it, would carry that same id and go unseen by EXEC.
    */
   readonly ownTransaction: boolean = false;
+  /**
+   * Checked when the lane is about to send the statement: false answers null without sending it.
+   * A blocked client's pop (commands/blocking) is sent only while the client is connected, so
+   * an element is never taken for a client that went away.
+   */
+  guard: (() => boolean) | undefined = undefined;
   constructor(readonly stmt: Statement, readonly values: unknown[], readonly map: (rows: Rows) => Reply) {
     super();
   }

@@ -7,6 +7,7 @@ import type { WorkerStats } from '../messages';
 import type { CommandTable } from './commands/registry';
 import type { KeyStore } from './key-store';
 import type { WriteHook } from './write-hook';
+import type { BlockedCall, BlockingHost } from './commands/blocking/blocked-call';
 
 export interface ClientFilter {
   id?: number[];
@@ -32,12 +33,16 @@ export interface ServerContext {
   readonly store: KeyStore;
   /** this worker's committed-write hook (EXEC reports its queued commands through it) */
   readonly writeHook: WriteHook;
+  /** blocked clients' keys and wake-ups (commands/blocking/waits.ts) */
+  readonly blocking: BlockingHost;
   readonly runId: string;
   readonly startedAt: number;
   readonly workerIndex: number;
   /** CLIENT LIST lines of every worker's clients, by id */
   clientList(filter?: ClientFilter): Promise<string[]>;
   killClients(filter: ClientFilter): Promise<number>;
+  /** CLIENT UNBLOCK on any worker: 1 when that client was blocked */
+  unblockClient(id: number, error: boolean): Promise<number>;
   info(): Promise<InfoData>;
   /** validated already; applies here at once and everywhere else through the primary */
   configSet(pairs: [string, string][]): Promise<void>;
@@ -88,6 +93,10 @@ export interface Session {
   watched: WatchedKey[];
   /** EVAL/FCALL: the client's later commands wait until `done` settles (workers/dispatch.ts holdWhile) */
   holdWhile?(done: PromiseLike<unknown>): void;
+  /** the blocking command in progress (commands/blocking): the client's later commands wait for it */
+  blocked: BlockedCall | undefined;
+  /** the connection is gone */
+  readonly isClosed: boolean;
   /** reply, then close the connection (QUIT) */
   closeAfterReply(): void;
   /** this client's CLIENT LIST line */

@@ -150,6 +150,10 @@ export class PrimaryServer {
         const counts = await this.pool.gather<number>('kill', args);
         return counts.reduce((a, b) => a + b, 0);
       }
+      case 'client-unblock': {
+        const counts = await this.pool.gather<number>('unblock', args);
+        return counts.reduce((a, b) => a + b, 0);
+      }
       case 'info': {
         const [workers, sections] = await Promise.all([
           this.pool.stats(),

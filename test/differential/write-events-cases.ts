@@ -77,6 +77,10 @@ export const kEventCases: EventCase[] = [
   c('RPOPLPUSH l m', kOne),
   c('LMPOP 2 x l LEFT', kList), c('LMPOP 1 l RIGHT COUNT 5', kList), c('LMPOP 1 l RIGHT COUNT 3', kList),
   c('LMPOP 2 x y LEFT'),
+  // the blocking pops with data present (served at once) and timing out (nothing fires)
+  c('BLPOP x l 0', kList), c('BRPOP l 0', kOne), c('BLPOP x 0.01'), c('BLMPOP 0 2 x l RIGHT COUNT 2', kList),
+  c('BLMPOP 0 1 l LEFT COUNT 5', kList), c('BLMOVE l m LEFT RIGHT 0', kOne), c('BRPOPLPUSH l m 0', kList),
+  c('BRPOPLPUSH l m 0.01'),
   // sorted sets
   c('ZADD z 1 a'), c('ZADD z 1 a', kZset), c('ZADD z 5 a', kZset), c('ZADD z CH 5 a 1 b', kZset),
   c('ZADD z NX 5 a', kZset), c('ZADD z XX 5 q', kZset), c('ZADD z XX 5 a', kZset), c('ZADD z INCR 2 a', kZset),
@@ -87,6 +91,8 @@ export const kEventCases: EventCase[] = [
   c('ZPOPMIN z', kZset), c('ZPOPMIN z', 'ZADD z 1 a'), c('ZPOPMAX z 2', kZset), c('ZPOPMAX z 3', kZset),
   c('ZPOPMIN z'), c('ZPOPMIN z 0', kZset),
   c('ZMPOP 2 q z MIN', kZset), c('ZMPOP 1 z MAX COUNT 9', kZset), c('ZMPOP 1 q MIN'),
+  c('BZPOPMIN q z 0', kZset), c('BZPOPMAX z 0', 'ZADD z 1 a'), c('BZPOPMIN q 0.01'), c('BZMPOP 0 1 z MAX COUNT 2', kZset),
+  c('BZMPOP 0 1 z MIN COUNT 5', kZset),
   c('ZREMRANGEBYRANK z 0 0', kZset), c('ZREMRANGEBYRANK z 0 -1', kZset), c('ZREMRANGEBYRANK z 5 9', kZset),
   c('ZREMRANGEBYSCORE z 1 2', kZset), c('ZREMRANGEBYSCORE z -inf +inf', kZset), c('ZREMRANGEBYLEX z [a [a', kZset),
   c('ZREMRANGEBYLEX z - +', kZset), c('ZREMRANGEBYLEX z [x [y', kZset),

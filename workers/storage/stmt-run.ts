@@ -11,6 +11,7 @@ import type { Pipeline } from './pipeline';
 import { internalError } from './replies';
 
 export function sendStmt(p: Pipeline, op: StmtOp): void {
+  if (op.guard !== undefined && !op.guard()) return op.settle(null);
   p.send(op.stmt.text, op.values, (err, res) => {
     if (err) return p.fail([op], err);
     let reply: Reply;

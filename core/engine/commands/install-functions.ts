@@ -10,6 +10,7 @@
  */
 import type pg from 'pg';
 import { quoteIdent } from '../../primary/postgres/schema';
+import { blockingFunctions } from './blocking/functions';
 import { hashFunctions } from './hash/functions';
 import { keyFunctions } from './keys/functions';
 import { listFunctions } from './list/functions';
@@ -23,7 +24,7 @@ import { streamFunctions } from './stream/functions';
 /** Each family's CREATE statements, given the quoted schema name */
 const kFamilies: ((s: string) => string[])[] = [
   stringFunctions, transactionFunctions, keyFunctions, hashFunctions, setFunctions, listFunctions, zsetFunctions,
-  scriptingFunctions, streamFunctions,
+  scriptingFunctions, streamFunctions, blockingFunctions,
 ];
 
 export function functionStatements(schema: string): string[] {

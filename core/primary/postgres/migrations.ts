@@ -299,6 +299,22 @@ export const kMigrations: readonly Migration[] = [
        END $f$`,
     ],
   },
+  {
+    version: 9,
+    name: 'clients blocked on keys, in the order they blocked (docs/blocking.md)',
+    statements: (s) => [
+      // One row per (key, blocked call): a blocking pop serves only the first live waiter of its
+      // key, so clients of every worker and instance are served in the order they blocked.
+      // UNLOGGED whatever the storage mode: it describes live connections. pid and started name
+      // the lane backend that registered it: a row whose backend is gone (its worker or instance
+      // died) is skipped and deleted by the next pop that meets it (b_ahead).
+      `CREATE SEQUENCE ${s}.blocked_waiters_seq`,
+      `CREATE UNLOGGED TABLE ${s}.blocked_waiters (
+         db smallint NOT NULL, key bytea NOT NULL, seq bigint NOT NULL, pid integer NOT NULL,
+         started timestamptz NOT NULL, PRIMARY KEY (db, key, seq))`,
+      `CREATE INDEX blocked_waiters_seq_idx ON ${s}.blocked_waiters (seq)`,
+    ],
+  },
 ];
 
 export const kSchemaVersion = kMigrations[kMigrations.length - 1]!.version;
@@ -408,7 +424,7 @@ async function convertMode(c: pg.Client, schema: string, from: StorageMode, to: 
     // first; going unlogged, they convert last.
     const tables = await c.query<{ relname: string }>(
       `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname <> 'meta' AND c.relname NOT LIKE 'bus\\_%'
+        WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname <> 'meta' AND c.relname NOT LIKE 'bus\\_%' AND c.relname <> 'blocked_waiters'
         ORDER BY EXISTS (SELECT 1 FROM pg_constraint f WHERE f.confrelid = c.oid AND f.contype = 'f') = $2 DESC,
           c.relname`, [schema, to !== 'unlogged']);
     for (const { relname } of tables.rows) {

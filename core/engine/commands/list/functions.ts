@@ -6,6 +6,7 @@
  * Functions that return elements are RETURNS TABLE: WRONGTYPE is one row with status 2.
  */
 import { createKey, lockForCount, lockKey, lockPair, mpopFunction, rankRange } from '../collection/functions';
+import { blockingPopFunction } from '../blocking/functions';
 import { kListTable } from './sql';
 
 const kList = kListTable.type;
@@ -181,5 +182,13 @@ export function listFunctions(s: string): string[] {
     // LMPOP: the first key (in argument order) holding a list gives up to p_count elements;
     // another type on the way is WRONGTYPE. Rows: (status, key, value).
     mpopFunction(s, 'l_mpop', kList, 'p_left', 'l_pop', [['value', 'bytea']]),
+    // BLPOP, BRPOP, BLMPOP: l_pop of the first non-empty key whose first waiter this is
+    blockingPopFunction(s, { fn: 'b_lpop', type: kList, params: 'p_left bool, p_count int8',
+      pop: `${s}.l_pop(p_db, mk, p_count, p_left, p_now)`, columns: [['value', 'bytea']] }),
+    // BRPOPLPUSH, BLMOVE: l_move from the one source key, pushed in the same transaction; both
+    // keys locked in key order first, as l_move does (no deadlock with an LMOVE the other way)
+    blockingPopFunction(s, { fn: 'b_lmove', type: kList, params: 'p_dst bytea, p_from_left bool, p_to_left bool',
+      pop: `${s}.l_move(p_db, mk, p_dst, p_from_left, p_to_left, p_now)`, columns: [['value', 'bytea']],
+      prelock: `PERFORM 1 FROM ${s}.kv WHERE db = p_db AND key IN (mk, p_dst) ORDER BY key FOR NO KEY UPDATE;` }),
   ];
 }

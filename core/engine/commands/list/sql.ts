@@ -47,4 +47,8 @@ export const kListSql = {
   trim: call('l_trim', 'status', 'int2', 'bytea', 'int8', 'int8', 'int8'),
   move: call('l_move', 'status, value', 'int2', 'bytea', 'bytea', 'bool', 'bool', 'int8'),
   mpop: call('l_mpop', 'status, key, value', 'int2', 'bytea[]', 'bool', 'int8', 'int8'),
+  /** b_lpop(db, keys, left, count, now, seq, block): blocking/functions.ts */
+  bpop: call('b_lpop', 'status, key, value, n', 'int2', 'bytea[]', 'bool', 'int8', 'int8', 'int8', 'bool'),
+  /** b_lmove(db, [src], dst, fromLeft, toLeft, now, seq, block) */
+  bmove: call('b_lmove', 'status, key, value, n', 'int2', 'bytea[]', 'bytea', 'bool', 'bool', 'int8', 'int8', 'bool'),
 } satisfies Record<string, Statement>;

@@ -23,6 +23,7 @@ import type { CommandSpec, RunResult } from '../spec';
 import { kFlagMayReplicate, kFlagNoScript, kFlagWrite } from '../flags';
 import { ReplyWriter } from '../../../../protocol/writer';
 import { ScriptSession } from './script-session';
+import { withoutBlocking } from '../blocking/context';
 
 const errorBytes = (text: string): Buffer => Buffer.from(`-ERR ${text}\r\n`);
 const kUnknown = errorBytes(kScriptCallErrors.unknownCommand);
@@ -60,7 +61,8 @@ export class CallHost implements ScriptHost {
     }
     let result: RunResult;
     try {
-      result = spec.run(s, argv);
+      // BLMPOP and BZMPOP may be called (no noscript flag): they answer at once, as in MULTI
+      result = withoutBlocking(() => spec.run(s, argv));
     } catch (e) {
       result = new RespError(`ERR internal error: ${(e as Error).message}`);
     }

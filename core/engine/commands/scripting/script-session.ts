@@ -16,6 +16,8 @@ export class ScriptSession implements Session {
   multi: QueuedCommand[] | undefined = undefined;
   multiAborted = false;
   watched: WatchedKey[] = [];
+  /** never set: blocking commands answer at once inside a script (blocking/context.ts) */
+  blocked = undefined;
 
   constructor(private readonly caller: Session, store: KeyStore) {
     // everything of the worker's context but the store: a prototype link keeps it in step with
@@ -26,6 +28,7 @@ export class ScriptSession implements Session {
 
   get id(): number { return this.caller.id; }
   get local(): boolean { return this.caller.local; }
+  get isClosed(): boolean { return this.caller.isClosed; }
   get name(): string { return this.caller.name; }
   set name(v: string) { this.caller.name = v; }
   get libName(): string { return this.caller.libName; }

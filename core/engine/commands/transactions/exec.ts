@@ -8,6 +8,7 @@
 import { RespError, kNullArray, type Reply } from '../../reply';
 import { defineCommand } from '../define';
 import { kFlagWrite } from '../flags';
+import { withoutBlocking } from '../blocking/context';
 
 const kWithout = new RespError('ERR EXEC without MULTI');
 const kAbort = new RespError('EXECABORT Transaction discarded because of previous errors.');
@@ -30,7 +31,8 @@ export const exec = defineCommand({
     const hook = s.server.writeHook;
     // filled only while the hook listens: nothing is allocated for it otherwise
     const dbs: number[] | undefined = hook.active ? [] : undefined;
-    const replies = await s.server.store.transaction(s, watched, () => queued.map(({ spec, argv }) => {
+    // blocking commands answer as their non-blocking forms (blocking/context.ts)
+    const replies = await s.server.store.transaction(s, watched, () => withoutBlocking(() => queued.map(({ spec, argv }) => {
       dbs?.push(s.db);
       if (hook.beforeActive && (spec.flagBits & kFlagWrite) !== 0) hook.before(s.db, spec, argv);
       s.denyBlocking = true;
@@ -41,7 +43,7 @@ export const exec = defineCommand({
       } finally {
         s.denyBlocking = false;
       }
-    }));
+    })));
     if (dbs !== undefined && Array.isArray(replies)) {
       for (let i = 0; i < queued.length; i++) hook.command(dbs[i], queued[i].spec, queued[i].argv, replies[i]);
     }

@@ -12,6 +12,7 @@
  * then OFFSET p_off LIMIT p_lim (NULL = all) for BYSCORE / BYLEX.
  */
 import { createKey, lockForCount, lockKey, mpopFunction, rankRange, removeFunction, replaceKey, shrinkKey } from '../collection/functions';
+import { blockingPopFunction } from '../blocking/functions';
 import { live } from '../kv-row';
 import { algebraFunctions, scoreFunctions } from './functions-algebra';
 import { randomPickFunction } from '../collection/random-sql';
@@ -117,6 +118,9 @@ export function zsetFunctions(s: string): string[] {
     // ZMPOP: the first key (argument order) holding a sorted set pops; another type on the way
     // is WRONGTYPE. Rows (status, key, member, score).
     mpopFunction(s, 'z_mpop', kZset, 'p_max', 'z_pop', [['member', 'bytea'], ['score', 'float8']]),
+    // BZPOPMIN, BZPOPMAX, BZMPOP: z_pop of the first non-empty key whose first waiter this is
+    blockingPopFunction(s, { fn: 'b_zpop', type: kZset, params: 'p_max bool, p_count int8',
+      pop: `${s}.z_pop(p_db, mk, p_count, p_max, p_now)`, columns: [['member', 'bytea'], ['score', 'float8']] }),
     // A range (see the top of this file), in the order asked for; read-only
     `CREATE OR REPLACE FUNCTION ${s}.z_range(p_db int2, p_key bytea, ${rangeArgs}, p_now int8)
      RETURNS TABLE (status int2, member bytea, score float8) LANGUAGE plpgsql STABLE AS $f$

@@ -5,6 +5,8 @@ import { zcard } from './zcard';
 import { zdiff, zdiffstore, zinter, zinterstore, zunion, zunionstore } from './zcombine';
 import { zintercard } from './zintercard';
 import { zcount, zlexcount } from './zcount';
+import { bzmpop } from './bzmpop';
+import { bzpopmax, bzpopmin } from './bzpop';
 import { zmpop } from './zmpop';
 import { zpopmax, zpopmin } from './zpop';
 import { zrandmember } from './zrandmember';
@@ -19,4 +21,5 @@ export const kZsetCommands: CommandSpec[] = [
   zadd, zincrby, zrem, zcard, zscore, zmscore, zrank, zrevrank, zcount, zlexcount, zrange, zrangestore, zrevrange,
   zrangebyscore, zrevrangebyscore, zrangebylex, zrevrangebylex, zpopmin, zpopmax, zmpop, zremrangebyrank, zremrangebyscore,
   zremrangebylex, zrandmember, zunionstore, zinterstore, zdiffstore, zunion, zinter, zdiff, zintercard, zscan,
+  bzpopmin, bzpopmax, bzmpop,
 ];

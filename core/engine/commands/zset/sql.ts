@@ -55,6 +55,8 @@ export const kZsetSql = {
   rem: call('z_rem', 'status, n', 'int2', 'bytea', 'bytea[]', 'int8'),
   pop: call('z_pop', 'status, member, score', 'int2', 'bytea', 'int8', 'bool', 'int8'),
   mpop: call('z_mpop', 'status, key, member, score', 'int2', 'bytea[]', 'bool', 'int8', 'int8'),
+  /** b_zpop(db, keys, max, count, now, seq, block): blocking/functions.ts */
+  bpop: call('b_zpop', 'status, key, member, score, n', 'int2', 'bytea[]', 'bool', 'int8', 'int8', 'int8', 'bool'),
   /** $2 op (0 types only, 1 inter, 2 union, 3 diff), $3 keys, $4 weights, $5 aggregate (1 sum, 2 min, 3 max) */
   combine: call('z_combine', 'status, member, score', 'int2', 'int2', 'bytea[]', 'float8[]', 'int2', 'int8'),
   store: call('z_store', 'status, n', 'int2', 'bytea', 'int2', 'bytea[]', 'float8[]', 'int2', 'int8'),

@@ -14,7 +14,7 @@ import { elements } from './reply';
 import { kZsetSql } from './sql';
 
 /** MAX → true, MIN → false */
-const minMax = (a: Buffer): boolean | undefined => (eqIgnoreCase(a, 'max') ? true : eqIgnoreCase(a, 'min') ? false : undefined);
+export const minMax = (a: Buffer): boolean | undefined => (eqIgnoreCase(a, 'max') ? true : eqIgnoreCase(a, 'min') ? false : undefined);
 
 export const zmpop = defineCommand({
   name: 'zmpop', arity: -4, flags: ['write'], keys: kCountedKeys, acl: ['write', 'sortedset', 'slow'],

@@ -7,10 +7,11 @@ import type { CommandSpec } from '../../spec';
 import { clientKill, clientNoEvict, clientNoTouch, clientReply } from './control';
 import { clientGetname, clientId, clientInfo, clientList, clientSetinfo, clientSetname } from './identity';
 import { helpReply } from '../../help';
+import { clientUnblock } from './unblock';
 
 const subcommands: CommandSpec[] = [
   clientId, clientSetname, clientGetname, clientSetinfo, clientInfo, clientList,
-  clientKill, clientReply, clientNoEvict, clientNoTouch,
+  clientKill, clientReply, clientNoEvict, clientNoTouch, clientUnblock,
 ];
 
 export const client = defineCommand({

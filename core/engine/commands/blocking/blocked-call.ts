@@ -1,0 +1,209 @@
+/**
+ * One blocking command of one client, from its first attempt to its reply (docs/blocking.md):
+ *
+ *   first ──served / error──────────────────────────────────────────────▶ done (reply)
+ *     │ nothing: registered as waiter n in blocked_waiters
+ *     ▼
+ *   registering (bus.waitKey on each key, until every worker and instance knows) ─▶ trying
+ *   waiting ◀──nothing── trying (the pop again, as waiter n) ──served / error──▶ done
+ *     └── wake-up ────────▶ │       a wake-up meanwhile: try again when it answers
+ *   timeout, CLIENT UNBLOCK, disconnect: at once while waiting, else when the statement answers
+ *   (an element it popped is delivered); then the rows go (b_withdraw) and the keys it leaves
+ *   with elements and other waiters are woken.
+ *
+ * While the call lasts the client's later commands are held (Redis processes nothing of a
+ * blocked client); CLIENT LIST shows `b` and INFO counts it from `registering` on.
+ */
+import { StmtOp } from '../../ops';
+import { RespError, type Reply } from '../../reply';
+import { Err } from '../../resp-errors';
+import type { Rows, Statement } from '../../key-store';
+import type { Session } from '../../session';
+import { kBlockingSql } from './sql';
+
+/** What a blocked call needs of its worker (ServerContext.blocking, waits.ts). */
+export interface BlockingHost {
+  waitKey(db: number, key: Buffer, waiter: () => void): Promise<void>;
+  unwaitKey(db: number, key: Buffer, waiter: () => void): void;
+  wake(db: number, key: Buffer): void;
+  /** INFO blocked_clients: +1 when a call blocks, -1 when it ends */
+  countBlocked(delta: number): void;
+}
+
+/** One blocking command's statement and replies (pop.ts builds them per family). */
+export interface BlockingPlan {
+  db: number;
+  /** in argument order, repeats allowed (BLPOP a b a) */
+  keys: Buffer[];
+  stmt: Statement;
+  /** the statement's values for an attempt: seq null the first time, block false inside MULTI */
+  values(seq: string | null, block: boolean): unknown[];
+  /** the served rows (status 1, then the status 5 row) as the reply */
+  reply(rows: Rows): Reply;
+  /** on timeout and CLIENT UNBLOCK … TIMEOUT */
+  timeoutReply: Reply;
+}
+
+const enum Phase { First, Registering, Waiting, Trying, Done }
+
+const kGone = new RespError('ERR client gone');
+/** ending's value for a client that disconnected: nothing is answered */
+const kDisconnected = new RespError('ERR disconnected');
+export const kUnblocked = new RespError('UNBLOCKED client unblocked via CLIENT UNBLOCK');
+/** Node's timers hold at most 2^31-1 ms; longer timeouts re-arm */
+const kMaxTimer = 2 ** 31 - 1;
+
+type Outcome = { seq: string } | { served: Reply; key: Buffer; rest: number } | { error: RespError };
+
+/** A blocking pop's rows: (0, n = seq) not served, (2) WRONGTYPE, else elements and (5, key, n = left). */
+function decode(rows: Rows, plan: BlockingPlan): Outcome {
+  const first = rows[0];
+  if (first[0] === 0) return { seq: String(first[first.length - 1]) };
+  for (const r of rows) if (r[0] === 2) return { error: Err.wrongType };
+  const last = rows[rows.length - 1];
+  return { served: plan.reply(rows), key: last[1] as Buffer, rest: Number(last[last.length - 1]) };
+}
+
+export class BlockedCall {
+  private phase = Phase.First;
+  private seq: string | null = null;
+  private again = false;
+  /** a timeout, unblock or disconnect (kDisconnected) that came while a statement was in flight */
+  private ending: Reply | undefined = undefined;
+  private timer: NodeJS.Timeout | undefined = undefined;
+  private deadline = 0;
+  private resolve!: (r: Reply) => void;
+  readonly reply = new Promise<Reply>((r) => (this.resolve = r));
+
+  constructor(private readonly s: Session, private readonly host: BlockingHost, private readonly plan: BlockingPlan,
+    timeoutMs: number) {
+    s.blocked = this;
+    // Redis runs nothing else of a blocked client: its later commands wait for the reply
+    s.holdWhile?.(this.reply);
+    if (timeoutMs > 0) {
+      this.deadline = Date.now() + timeoutMs;
+      this.arm(timeoutMs);
+    }
+    this.attempt();
+  }
+
+  /** CLIENT LIST's `b`, CLIENT UNBLOCK's target: registered as a waiter */
+  get isBlocked(): boolean {
+    return this.phase !== Phase.First && this.phase !== Phase.Done;
+  }
+
+  /** CLIENT UNBLOCK: true when the call was blocked */
+  unblock(error: boolean): boolean {
+    if (!this.isBlocked) return false;
+    this.requestEnd(error ? kUnblocked : this.plan.timeoutReply);
+    return true;
+  }
+
+  /** The client disconnected: no reply, no pop. */
+  closed(): void {
+    this.requestEnd(kDisconnected);
+  }
+
+  private arm(ms: number): void {
+    this.timer = setTimeout(() => {
+      const left = this.deadline - Date.now();
+      if (left > 0) this.arm(Math.min(left, kMaxTimer));
+      else this.requestEnd(this.plan.timeoutReply);
+    }, Math.min(ms, kMaxTimer));
+  }
+
+  private readonly wake = (): void => {
+    if (this.phase === Phase.Waiting) this.attempt();
+    else if (this.phase === Phase.Trying) this.again = true;
+  };
+
+  private attempt(): void {
+    const first = this.phase === Phase.First;
+    if (!first) {
+      this.phase = Phase.Trying;
+      this.again = false;
+    }
+    const s = this.s;
+    let outcome: Outcome | undefined;
+    const op = new StmtOp(this.plan.stmt, this.plan.values(this.seq, true), (rows) => {
+      outcome = decode(rows, this.plan);
+      return null;
+    });
+    // not sent once the client is gone: the element stays for the next waiter
+    op.guard = () => !s.isClosed;
+    // no outcome: a storage error, or the guard answered null (the client is gone)
+    op.listener = (v) => this.answered(outcome ?? { error: v instanceof RespError ? v : kGone });
+    s.server.store.submit(s, op);
+  }
+
+  private answered(o: Outcome): void {
+    if (this.phase === Phase.Done) return;
+    if ('served' in o) return this.finish(o.served, o.key, o.rest);
+    if ('seq' in o && this.seq === null) this.seq = o.seq;
+    // gone (the guard kept the pop from being sent), failed, or asked to end meanwhile
+    if (this.s.isClosed) return this.end(kDisconnected);
+    if ('error' in o) return this.end(o.error);
+    if (this.ending !== undefined) return this.end(this.ending);
+    if (this.phase === Phase.First) {
+      this.phase = Phase.Registering;
+      this.host.countBlocked(1);
+      const { db, keys } = this.plan;
+      // a push committed before every worker and instance knows would wake nobody: look again then
+      void Promise.all(keys.map((k) => this.host.waitKey(db, k, this.wake))).then(() => {
+        if (this.phase === Phase.Registering) this.attempt();
+      });
+      return;
+    }
+    if (this.again) return this.attempt();
+    this.phase = Phase.Waiting;
+  }
+
+  private requestEnd(r: Reply): void {
+    if (this.phase === Phase.Done) return;
+    if (this.phase === Phase.Waiting || this.phase === Phase.Registering) return this.end(r);
+    if (this.ending === undefined || r === kDisconnected) this.ending = r;
+  }
+
+  /** Leaves unserved: timeout reply, UNBLOCKED error, or nothing (kDisconnected). */
+  private end(r: Reply): void {
+    const seq = this.seq;
+    this.stop();
+    if (seq !== null) {
+      const { stmt, values } = kBlockingSql.withdraw(seq);
+      const host = this.host;
+      // the keys it leaves that hold elements for other waiters: they may have been told "not first"
+      s_exec(this.s, stmt, values, (rows) => {
+        for (const row of rows) host.wake(row[0] as number, row[1] as Buffer);
+      });
+    }
+    if (r !== kDisconnected) this.settle(r);
+  }
+
+  private finish(reply: Reply, key?: Buffer, rest = 0): void {
+    this.stop();
+    this.settle(reply);
+    // more elements than this waiter took: the next waiter's turn
+    if (key !== undefined && rest > 0) this.host.wake(this.plan.db, key);
+  }
+
+  private stop(): void {
+    if (this.phase !== Phase.First) {
+      this.host.countBlocked(-1);
+      for (const k of this.plan.keys) this.host.unwaitKey(this.plan.db, k, this.wake);
+    }
+    this.phase = Phase.Done;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+  }
+
+  private settle(r: Reply): void {
+    if (this.s.blocked === this) this.s.blocked = undefined;
+    this.resolve(r);
+  }
+}
+
+function s_exec(s: Session, stmt: Statement, values: unknown[], done: (rows: Rows) => void): void {
+  s.server.store.exec(s, stmt, values, (rows) => {
+    done(rows);
+    return null;
+  });
+}

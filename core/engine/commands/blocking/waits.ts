@@ -1,0 +1,64 @@
+/**
+ * A worker's side of the blocking commands (ServerContext.blocking): blocked calls wait on keys
+ * through the message bus, and committed writes wake them through the write hook.
+ *
+ *   write commits here ─▶ hook (only while a client waits on a key anywhere) ─▶ bus.wake(db, key)
+ *        ─▶ this worker's waiters, other workers' (BroadcastChannel), other instances' (NOTIFY)
+ *
+ * The hook listener is registered only while the bus says some client of some worker or
+ * instance waits on a key: with nobody blocked a write pays nothing (the hook stays inactive).
+ */
+import type { MessageBus } from '../../../bus/bus';
+import type { WriteHook } from '../../write-hook';
+import type { BlockingHost } from './blocked-call';
+
+/**
+ * Events that may make a key hold a list or a sorted set (Redis calls signalKeyAsReady on every
+ * key creation; the woken pop looks at the type itself). Removals never wake.
+ */
+const kWakeEvents: ReadonlySet<string> = new Set([
+  'lpush', 'rpush', 'linsert', 'zadd', 'zincr', 'zunionstore', 'zinterstore', 'zdiffstore', 'zrangestore',
+  'rename_to', 'move_to', 'copy_to', 'restore', 'sortstore',
+]);
+
+export class BlockingWaits implements BlockingHost {
+  /** calls blocked in this worker (INFO blocked_clients) */
+  blocked = 0;
+  private unlisten: (() => void) | undefined = undefined;
+
+  constructor(private readonly bus: MessageBus, private readonly hook: WriteHook, private readonly onCount: (n: number) => void) {
+    bus.onKeysWanted = (wanted) => {
+      if (wanted && this.unlisten === undefined) this.unlisten = hook.listen({ committed: this.committed });
+      else if (!wanted && this.unlisten !== undefined) {
+        this.unlisten();
+        this.unlisten = undefined;
+      }
+    };
+  }
+
+  private readonly committed = (db: number, event: string, key: Buffer | null): void => {
+    // SWAPDB: every waiter of both dbs looks again (FLUSHDB / FLUSHALL only remove)
+    if (key === null) {
+      if (event === 'swapdb') this.bus.wakeDb(db);
+    } else if (kWakeEvents.has(event)) {
+      this.bus.wake(db, key);
+    }
+  };
+
+  waitKey(db: number, key: Buffer, waiter: () => void): Promise<void> {
+    return this.bus.waitKey(db, key, waiter);
+  }
+
+  unwaitKey(db: number, key: Buffer, waiter: () => void): void {
+    this.bus.unwaitKey(db, key, waiter);
+  }
+
+  wake(db: number, key: Buffer): void {
+    this.bus.wake(db, key);
+  }
+
+  countBlocked(delta: number): void {
+    this.blocked += delta;
+    this.onCount(this.blocked);
+  }
+}
