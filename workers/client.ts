@@ -260,6 +260,8 @@ export class Client implements DispatchClient {
 
   /** Graceful shutdown: stop reading, finish what was read, then close. */
   finish(): void {
+    // a blocking command may never answer: Redis frees a client whose read returns 0 at once
+    if (this.blocked !== undefined) return this.destroy();
     this.closeAfterReply();
     this.flush();
   }

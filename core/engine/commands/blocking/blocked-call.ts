@@ -40,8 +40,10 @@ export interface BlockingPlan {
   values(seq: string | null, block: boolean): unknown[];
   /** the served rows (status 1, then the status 5 row) as the reply */
   reply(rows: Rows): Reply;
-  /** on timeout and CLIENT UNBLOCK … TIMEOUT */
+  /** on timeout and CLIENT UNBLOCK … TIMEOUT (a null array, even for BLMOVE) */
   timeoutReply: Reply;
+  /** the non-blocking form's reply when every key is empty (MULTI): BLMOVE's nil, else timeoutReply */
+  emptyReply?: Reply;
 }
 
 const enum Phase { First, Registering, Waiting, Trying, Done }

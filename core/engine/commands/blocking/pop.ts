@@ -34,7 +34,7 @@ export function blockingCommand(spec: Spec, parse: (s: Session, argv: Buffer[]) 
 }
 
 function nonBlocking(rows: Rows, plan: BlockingPlan): Reply {
-  if (rows[0][0] === 0) return plan.timeoutReply;
+  if (rows[0][0] === 0) return plan.emptyReply === undefined ? plan.timeoutReply : plan.emptyReply;
   for (const r of rows) if (r[0] === 2) return Err.wrongType;
   return plan.reply(rows);
 }

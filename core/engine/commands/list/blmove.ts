@@ -5,7 +5,7 @@
  * https://redis.io/commands/blmove/
  */
 import { Err } from '../../resp-errors';
-import { RespError } from '../../reply';
+import { RespError, kNullArray } from '../../reply';
 import { encodeBufferArray, nowArg } from '../exec';
 import { blockingCommand, served } from '../blocking/pop';
 import { parseTimeout } from '../blocking/timeout';
@@ -22,7 +22,8 @@ function plan(s: Session, src: Buffer, dst: Buffer, fromLeft: boolean, toLeft: b
   return {
     timeoutMs,
     plan: {
-      keys, stmt: kListSql.bmove, timeoutReply: null,
+      // Redis 7.0 times a blocked BLMOVE out with a null array, yet answers nil inside MULTI
+      keys, stmt: kListSql.bmove, timeoutReply: kNullArray, emptyReply: null,
       values: (seq: string | null, block: boolean) => [String(s.db), encoded, dst, fromLeft ? 'true' : 'false', toLeft ? 'true' : 'false',
         nowArg(), seq, block ? 'true' : 'false'],
       reply: (rows: unknown[][]) => served(rows)[0][2] as Buffer,

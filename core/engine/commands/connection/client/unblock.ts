@@ -10,8 +10,6 @@ import { eqIgnoreCase, parseI64 } from '../../args';
 import { defineCommand } from '../../define';
 
 const kReason = new RespError('ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR');
-// Redis 7.0 parses CLIENT UNBLOCK inside clientCommand, which accepts 3 or 4 arguments
-const kArgs = new RespError('ERR unknown subcommand or wrong number of arguments for \'unblock\'. Try CLIENT HELP.');
 
 export const clientUnblock = defineCommand({
   name: 'client|unblock', arity: -3, flags: ['admin', 'noscript', 'loading', 'stale'],
@@ -19,7 +17,10 @@ export const clientUnblock = defineCommand({
   summary: 'Unblocks a client blocked by a blocking command from a different connection.',
   complexity: 'O(log N) where N is the number of client connections',
   async run(s, argv) {
-    if (argv.length > 4) return kArgs;
+    // Redis 7.0 parses CLIENT UNBLOCK inside clientCommand, which accepts 3 or 4 arguments
+    if (argv.length > 4) {
+      return new RespError(`ERR unknown subcommand or wrong number of arguments for '${argv[1].toString('latin1')}'. Try CLIENT HELP.`);
+    }
     const id = parseI64(argv[2]);
     if (id === undefined) return Err.notInteger;
     let error = false;
