@@ -1,0 +1,162 @@
+/**
+ * Blocking commands across worker threads and PostRESP processes on one schema: a push on one
+ * instance serves a client blocked on the other, ten clients blocked on both instances are served
+ * in the order they blocked, a client that disconnects leaves no waiter and takes nothing, and
+ * ioredis's and node-redis's blocking calls work (test/differential/blocking.test.ts compares
+ * single-server behaviour with redis-server).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import Redis from 'ioredis';
+import { createClient } from 'redis';
+import { RawClient, type Value } from './resp-client';
+import { startServer, uniqueSchema, type RunningServer } from './start-server';
+import { withPg } from '../support/pg';
+
+const schema = uniqueSchema('blocking');
+let a: RunningServer;
+let b: RunningServer;
+const open: RawClient[] = [];
+
+before(async () => {
+  [a, b] = await Promise.all([startServer(['--workers', '2'], { schema }), startServer(['--workers', '2'], { schema })]);
+});
+after(async () => {
+  for (const c of open) c.close();
+  await Promise.all([a.stop(), b.stop()]);
+  await withPg(async (c) => void (await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)));
+});
+
+async function client(s: RunningServer): Promise<RawClient> {
+  const c = await RawClient.connect(s.port);
+  open.push(c);
+  return c;
+}
+
+/** Polls INFO on s until blocked_clients is n. */
+async function blocked(s: RunningServer, n: number): Promise<void> {
+  const c = await client(s);
+  for (let i = 0; ; i++) {
+    const info = String(await c.call('INFO', 'clients'));
+    if (info.includes(`blocked_clients:${n}\r\n`)) break;
+    if (i > 1000) throw new Error(`blocked_clients never ${n}:\n${info}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  c.close();
+}
+
+const waiterRows = () => withPg(async (c) => (await c.query(`SELECT count(*)::int AS n FROM "${schema}".blocked_waiters`)).rows[0].n as number);
+
+describe('blocking across instances and workers', () => {
+  it('a BLPOP on one instance is served by an RPUSH on the other; BZPOPMIN by a ZADD', async () => {
+    const waiter = await client(a);
+    const pusher = await client(b);
+    waiter.send('*3\r\n$5\r\nBLPOP\r\n$2\r\nk1\r\n$1\r\n0\r\n');
+    await blocked(a, 1);
+    assert.equal(await pusher.call('RPUSH', 'k1', 'across'), 1);
+    assert.deepEqual(await waiter.read(1), [['k1', 'across']]);
+    waiter.send('*3\r\n$8\r\nBZPOPMIN\r\n$2\r\nz1\r\n$1\r\n0\r\n');
+    await blocked(a, 1);
+    await pusher.call('ZADD', 'z1', '2', 'two', '1', 'one');
+    assert.deepEqual(await waiter.read(1), [['z1', 'one', '1']]);
+    assert.equal(await pusher.call('ZCARD', 'z1'), 1);
+  });
+
+  it('ten clients blocked on both instances are served in the order they blocked', async () => {
+    const waiters: RawClient[] = [];
+    for (let i = 0; i < 10; i++) {
+      const s = i % 2 === 0 ? a : b;
+      const c = await client(s);
+      c.send('*3\r\n$5\r\nBLPOP\r\n$4\r\nfifo\r\n$1\r\n0\r\n');
+      await blocked(s, Math.floor(i / 2) + 1);
+      waiters.push(c);
+    }
+    const pusher = await client(b);
+    assert.equal(await pusher.call('RPUSH', 'fifo', ...Array.from({ length: 10 }, (_, i) => `e${i}`)), 10);
+    const got = await Promise.all(waiters.map(async (c) => (await c.read(1))[0] as Value[]));
+    assert.deepEqual(got.map((r) => r[1]), Array.from({ length: 10 }, (_, i) => `e${i}`));
+    assert.equal(await pusher.call('EXISTS', 'fifo'), 0);
+    assert.equal(await waiterRows(), 0);
+  });
+
+  it('a client that disconnects while blocked leaves no waiter and takes nothing', async () => {
+    const waiter = await client(b);
+    waiter.send('*4\r\n$5\r\nBRPOP\r\n$2\r\ng1\r\n$2\r\ng2\r\n$1\r\n0\r\n');
+    await blocked(b, 1);
+    assert.equal(await waiterRows(), 2);
+    waiter.close();
+    await blocked(b, 0);
+    for (let i = 0; i < 100 && await waiterRows() > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(await waiterRows(), 0);
+    const pusher = await client(a);
+    await pusher.call('RPUSH', 'g2', 'kept');
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(await pusher.call('LRANGE', 'g2', '0', '-1'), ['kept']);
+  });
+
+  it('a client blocked on one worker is woken by a push on the other worker of the same instance', async () => {
+    // the primary deals each new connection to the worker with the fewest: two in a row differ
+    const [waiter, pusher] = [await client(a), await client(a)];
+    waiter.send('*6\r\n$6\r\nBLMOVE\r\n$3\r\nsrc\r\n$3\r\ndst\r\n$5\r\nRIGHT\r\n$4\r\nLEFT\r\n$1\r\n5\r\n');
+    await blocked(a, 1);
+    await pusher.call('LPUSH', 'src', 'moved');
+    assert.deepEqual(await waiter.read(1), ['moved']);
+    assert.deepEqual(await pusher.call('LRANGE', 'dst', '0', '-1'), ['moved']);
+  });
+});
+
+describe('client libraries', () => {
+  it('ioredis: blpop, brpoplpush, blmove, bzpopmax, bzmpop and a timeout', async () => {
+    const waiter = new Redis({ port: a.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
+    const pusher = new Redis({ port: b.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
+    await Promise.all([waiter.connect(), pusher.connect()]);
+    try {
+      const popped = waiter.blpop('io:l', 0);
+      await blocked(a, 1);
+      await pusher.rpush('io:l', 'x');
+      assert.deepEqual(await popped, ['io:l', 'x']);
+      const moved = waiter.brpoplpush('io:s', 'io:d', 0);
+      await blocked(a, 1);
+      await pusher.rpush('io:s', 'y');
+      assert.equal(await moved, 'y');
+      await pusher.rpush('io:s', 'z');
+      assert.equal(await waiter.blmove('io:s', 'io:d', 'LEFT', 'LEFT', 1), 'z');
+      const zpopped = waiter.bzpopmax('io:z', 0);
+      await blocked(a, 1);
+      await pusher.zadd('io:z', 5, 'five');
+      assert.deepEqual(await zpopped, ['io:z', 'five', '5']);
+      await pusher.zadd('io:z', 1, 'a', 2, 'b');
+      assert.deepEqual(await waiter.call('BZMPOP', '1', '1', 'io:z', 'MIN', 'COUNT', '5'), ['io:z', [['a', '1'], ['b', '2']]]);
+      assert.equal(await waiter.blpop('io:none', 0.05), null);
+    } finally {
+      waiter.disconnect();
+      pusher.disconnect();
+    }
+  });
+
+  it('node-redis: blPop, brPop, blMove, bzPopMin, blmPop and a timeout', async () => {
+    const waiter = createClient({ socket: { port: b.port, host: '127.0.0.1', reconnectStrategy: false } });
+    const pusher = createClient({ socket: { port: a.port, host: '127.0.0.1', reconnectStrategy: false } });
+    await Promise.all([waiter.connect(), pusher.connect()]);
+    try {
+      const popped = waiter.blPop('nr:l', 0);
+      await blocked(b, 1);
+      await pusher.rPush('nr:l', ['p', 'q']);
+      assert.deepEqual(await popped, { key: 'nr:l', element: 'p' });
+      assert.deepEqual(await waiter.brPop(['nr:none', 'nr:l'], 1), { key: 'nr:l', element: 'q' });
+      const moved = waiter.blMove('nr:s', 'nr:d', 'RIGHT', 'LEFT', 0);
+      await blocked(b, 1);
+      await pusher.lPush('nr:s', 'm');
+      assert.equal(await moved, 'm');
+      const zpopped = waiter.bzPopMin('nr:z', 0);
+      await blocked(b, 1);
+      await pusher.zAdd('nr:z', { score: 3, value: 'three' });
+      assert.deepEqual(await zpopped, { key: 'nr:z', value: 'three', score: 3 });
+      await pusher.rPush('nr:m', ['1', '2', '3']);
+      assert.deepEqual(await waiter.blmPop(1, ['nr:m'], 'LEFT', { COUNT: 2 }), ['nr:m', ['1', '2']]);
+      assert.equal(await waiter.blPop('nr:none', 0.05), null);
+    } finally {
+      await Promise.all([waiter.quit(), pusher.quit()]);
+    }
+  });
+});
