@@ -98,12 +98,27 @@ export function lockForCount(s: string, type: number): string {
 }
 
 /**
+ * Locks keys a and b of db p_db for a move, without deadlock against another move of the same
+ * pair either way round. Row locks in key order alone are not enough: a key missing when they are
+ * taken is created later in the same transaction (or by another one meanwhile) and then locked
+ * out of order — two BRPOPLPUSH waiting→active deadlocked that way whenever active had just been
+ * emptied (bee-queue's two workers: 2 runs in 6). Transaction advisory locks on the keys' hashes,
+ * in hash order, exist whether or not the rows do, so movers of a pair queue there first.
+ */
+export function pairLock(s: string, a: string, b: string): string {
+  const h = (k: string) => `hash_record_extended(ROW(p_db, ${k}), 0)`;
+  return `PERFORM pg_advisory_xact_lock(least(${h(a)}, ${h(b)}));
+         PERFORM pg_advisory_xact_lock(greatest(${h(a)}, ${h(b)}));
+         PERFORM 1 FROM ${s}.kv WHERE db = p_db AND key IN (${a}, ${b}) ORDER BY key FOR NO KEY UPDATE;`;
+}
+
+/**
  * Inside a LOOP, the first thing a move (SMOVE, LMOVE) does: both kv rows locked in key order
  * (no deadlock with a move the other way round); a missing source answers status 0; the
  * destination is then d, live when dlive. Needs `r record; live bool; d record; dlive bool;`.
  */
 export function lockPair(s: string, type: number): string {
-  return `PERFORM 1 FROM ${s}.kv WHERE db = p_db AND key IN (p_src, p_dst) ORDER BY key FOR NO KEY UPDATE;
+  return `${pairLock(s, 'p_src', 'p_dst')}
          ${lockKey(s, type, 'p_src')}
          IF NOT live THEN status := 0; RETURN; END IF;
          ${lockKey(s, type, 'p_dst', 'd', 'dlive')}`;

@@ -5,7 +5,7 @@
  * Status codes: collection/functions.ts; 3 = no such key, 4 = index out of range (LSET).
  * Functions that return elements are RETURNS TABLE: WRONGTYPE is one row with status 2.
  */
-import { createKey, lockForCount, lockKey, lockPair, mpopFunction, rankRange } from '../collection/functions';
+import { createKey, lockForCount, lockKey, lockPair, mpopFunction, pairLock, rankRange } from '../collection/functions';
 import { blockingPopFunction } from '../blocking/functions';
 import { kListTable } from './sql';
 
@@ -186,9 +186,9 @@ export function listFunctions(s: string): string[] {
     blockingPopFunction(s, { fn: 'b_lpop', type: kList, params: 'p_left bool, p_count int8',
       pop: `${s}.l_pop(p_db, mk, p_count, p_left, p_now)`, columns: [['value', 'bytea']] }),
     // BRPOPLPUSH, BLMOVE: l_move from the one source key, pushed in the same transaction; both
-    // keys locked in key order first, as l_move does (no deadlock with an LMOVE the other way)
+    // keys locked first as l_move locks them (pairLock: no deadlock with a move the other way)
     blockingPopFunction(s, { fn: 'b_lmove', type: kList, params: 'p_dst bytea, p_from_left bool, p_to_left bool',
       pop: `${s}.l_move(p_db, mk, p_dst, p_from_left, p_to_left, p_now)`, columns: [['value', 'bytea']],
-      prelock: `PERFORM 1 FROM ${s}.kv WHERE db = p_db AND key IN (mk, p_dst) ORDER BY key FOR NO KEY UPDATE;` }),
+      prelock: pairLock(s, 'mk', 'p_dst') }),
   ];
 }
