@@ -10,6 +10,7 @@ import { encodeBufferArray, nowArg } from '../exec';
 import { blockingCommand, served } from '../blocking/pop';
 import { parseTimeout } from '../blocking/timeout';
 import type { Session } from '../../session';
+import type { EventsOf } from '../../write-hook';
 import { lmoveEvents, rpoplpushEvents } from './events';
 import { side } from './lmove';
 import { kListSql } from './sql';
@@ -31,13 +32,18 @@ function plan(s: Session, src: Buffer, dst: Buffer, fromLeft: boolean, toLeft: b
   };
 }
 
+/** LMOVE's events when an element moved: a timeout's reply is a null array here, not nil */
+const onlyMoved = (events: EventsOf): EventsOf => (emit, db, argv, reply) => {
+  if (Buffer.isBuffer(reply)) events(emit, db, argv, reply);
+};
+
 const shared = {
   flags: ['write', 'denyoom', 'noscript', 'blocking'] as const, keys: { first: 1, last: 2, step: 1 }, acl: ['write', 'list', 'slow'],
   group: 'list', complexity: 'O(1)',
 };
 
 export const blmove = blockingCommand({
-  ...shared, name: 'blmove', arity: 6, since: '6.2.0', events: lmoveEvents,
+  ...shared, name: 'blmove', arity: 6, since: '6.2.0', events: onlyMoved(lmoveEvents),
   summary: 'Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved.',
 }, (s, argv) => {
   const from = side(argv[3]);
@@ -47,6 +53,6 @@ export const blmove = blockingCommand({
 });
 
 export const brpoplpush = blockingCommand({
-  ...shared, name: 'brpoplpush', arity: 4, since: '2.2.0', events: rpoplpushEvents,
+  ...shared, name: 'brpoplpush', arity: 4, since: '2.2.0', events: onlyMoved(rpoplpushEvents),
   summary: 'Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. Deletes the list if the last element was popped.',
 }, (s, argv) => plan(s, argv[1], argv[2], false, true, argv[3]));
