@@ -3,14 +3,19 @@
  * (BlockedCall) or, inside MULTI and scripts, answer at once as the non-blocking form would:
  * the first non-empty key's elements, or the timeout reply.
  */
-import { RespError, type Reply } from '../../reply';
+import { RespError, kNullArray, type Reply } from '../../reply';
 import { Err } from '../../resp-errors';
-import type { Rows } from '../../key-store';
+import type { Rows, Statement } from '../../key-store';
 import type { Session } from '../../session';
+import type { EventsOf } from '../../write-hook';
+import { parseMpop } from '../collection/args';
 import { defineCommand } from '../define';
+import { popEvents } from '../events';
+import { encodeBufferArray, nowArg } from '../exec';
 import type { CommandSpec } from '../spec';
 import { BlockedCall, type BlockingPlan } from './blocked-call';
 import { blockingAllowed } from './context';
+import { parseTimeout } from './timeout';
 
 /** What a command's parse returns: its plan without the db, and its timeout in ms (0 = forever). */
 export interface ParsedBlocking {
@@ -42,4 +47,52 @@ function nonBlocking(rows: Rows, plan: BlockingPlan): Reply {
 /** The status-1 rows of a served pop (the elements; the status 5 row is left out). */
 export function served(rows: Rows): Rows {
   return rows.filter((r) => r[0] === 1);
+}
+
+/** The statement values every blocking pop takes: db, keys, its direction and count, now, seq, block. */
+function popPlan(s: Session, keys: Buffer[], stmt: Statement, end: boolean, count: bigint, reply: (rows: Rows) => Reply):
+  Omit<BlockingPlan, 'db'> {
+  const encoded = encodeBufferArray(keys);
+  return {
+    keys, stmt, timeoutReply: kNullArray, reply,
+    values: (seq, block) => [String(s.db), encoded, end ? 'true' : 'false', String(count), nowArg(), seq, block ? 'true' : 'false'],
+  };
+}
+
+/** BLPOP, BRPOP, BZPOPMIN, BZPOPMAX: `key [key …] timeout`; `end` is the pop's direction flag. */
+export function keysThenTimeout(stmt: Statement, end: boolean, reply: (rows: Rows) => Reply) {
+  return (s: Session, argv: Buffer[]): ParsedBlocking | RespError => {
+    const timeoutMs = parseTimeout(argv[argv.length - 1]);
+    if (timeoutMs instanceof RespError) return timeoutMs;
+    return { timeoutMs, plan: popPlan(s, argv.slice(1, -1), stmt, end, 1n, reply) };
+  };
+}
+
+/** BLMPOP, BZMPOP: `timeout numkeys key [key …] <where> [COUNT count]`, checked in Redis's order (the timeout last). */
+export function countedKeys(stmt: Statement, where: (arg: Buffer) => boolean | undefined, reply: (rows: Rows) => Reply) {
+  return (s: Session, argv: Buffer[]): ParsedBlocking | RespError => {
+    const p = parseMpop(argv, 2, where);
+    if (p instanceof RespError) return p;
+    const timeoutMs = parseTimeout(argv[1]);
+    if (timeoutMs instanceof RespError) return timeoutMs;
+    return { timeoutMs, plan: popPlan(s, p.keys, stmt, p.where, p.count, reply) };
+  };
+}
+
+/** BLPOP, BZPOPMIN…: `event` on the key the reply names, then `del` when that emptied it (maybe). */
+export function servedKeyEvents(event: string): EventsOf {
+  return (emit, db, _argv, reply) => {
+    if (!Array.isArray(reply)) return;
+    emit(db, event, reply[0] as Buffer, false);
+    emit(db, 'del', reply[0] as Buffer, true);
+  };
+}
+
+/** BLMPOP, BZMPOP: the pop's events on the key the reply names (popEvents with the COUNT asked). */
+export function countedPopEvents(where: (arg: Buffer) => boolean | undefined, events: [string, string], pairs: boolean): EventsOf {
+  return (emit, db, argv, reply) => {
+    const p = parseMpop(argv, 2, where);
+    if (!Array.isArray(reply) || p instanceof RespError) return;
+    popEvents(emit, db, reply[0] as Buffer, p.where ? events[0] : events[1], p.count, reply[1], pairs);
+  };
 }

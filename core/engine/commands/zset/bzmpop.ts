@@ -3,12 +3,7 @@
  * seconds (0 = forever) while every sorted set is empty; a null array on timeout.
  * https://redis.io/commands/bzmpop/
  */
-import { RespError, kNullArray } from '../../reply';
-import { parseMpop } from '../collection/args';
-import { encodeBufferArray, nowArg } from '../exec';
-import { popEvents } from '../events';
-import { blockingCommand, served } from '../blocking/pop';
-import { parseTimeout } from '../blocking/timeout';
+import { blockingCommand, countedKeys, countedPopEvents, served } from '../blocking/pop';
 import { minMax } from './zmpop';
 import { elements } from './reply';
 import { kZsetSql } from './sql';
@@ -18,27 +13,8 @@ export const bzmpop = blockingCommand({
   acl: ['write', 'sortedset', 'slow'], group: 'sorted-set', since: '7.0.0',
   summary: 'Removes and returns a member by score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.',
   complexity: 'O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.',
-  events: (emit, db, argv, reply) => {
-    const p = parseMpop(argv, 2, minMax);
-    if (!Array.isArray(reply) || p instanceof RespError) return;
-    popEvents(emit, db, reply[0] as Buffer, p.where ? 'zpopmax' : 'zpopmin', p.count, reply[1], true);
-  },
-}, (s, argv) => {
-  // Redis's order: numkeys, MIN|MAX, COUNT, then the timeout
-  const p = parseMpop(argv, 2, minMax);
-  if (p instanceof RespError) return p;
-  const timeoutMs = parseTimeout(argv[1]);
-  if (timeoutMs instanceof RespError) return timeoutMs;
-  const encoded = encodeBufferArray(p.keys);
-  return {
-    timeoutMs,
-    plan: {
-      keys: p.keys, stmt: kZsetSql.bpop, timeoutReply: kNullArray,
-      values: (seq, block) => [String(s.db), encoded, p.where ? 'true' : 'false', String(p.count), nowArg(), seq, block ? 'true' : 'false'],
-      reply: (rows) => {
-        const els = served(rows);
-        return [els[0][1] as Buffer, elements(els, 2, true, true)];
-      },
-    },
-  };
-});
+  events: countedPopEvents(minMax, ['zpopmax', 'zpopmin'], true),
+}, countedKeys(kZsetSql.bpop, minMax, (rows) => {
+  const els = served(rows);
+  return [els[0][1] as Buffer, elements(els, 2, true, true)];
+}));

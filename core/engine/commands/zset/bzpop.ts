@@ -4,10 +4,8 @@
  * on timeout.
  * https://redis.io/commands/bzpopmin/
  */
-import { RespDouble, RespError, kNullArray } from '../../reply';
-import { encodeBufferArray, nowArg } from '../exec';
-import { blockingCommand, served } from '../blocking/pop';
-import { parseTimeout } from '../blocking/timeout';
+import { RespDouble } from '../../reply';
+import { blockingCommand, keysThenTimeout, served, servedKeyEvents } from '../blocking/pop';
 import type { CommandSpec } from '../spec';
 import { kZsetSql } from './sql';
 
@@ -15,29 +13,11 @@ function bzpop(name: string, max: boolean, summary: string): CommandSpec {
   return blockingCommand({
     name, arity: -3, flags: ['write', 'noscript', 'blocking', 'fast'], keys: { first: 1, last: -2, step: 1 },
     acl: ['write', 'sortedset', 'fast'], group: 'sorted-set', since: '5.0.0', summary,
-    complexity: 'O(log(N)) with N being the number of elements in the sorted set.',
-    events: (emit, db, _argv, reply) => {
-      if (!Array.isArray(reply)) return;
-      emit(db, max ? 'zpopmax' : 'zpopmin', reply[0] as Buffer, false);
-      emit(db, 'del', reply[0] as Buffer, true);
-    },
-  }, (s, argv) => {
-    const timeoutMs = parseTimeout(argv[argv.length - 1]);
-    if (timeoutMs instanceof RespError) return timeoutMs;
-    const keys = argv.slice(1, -1);
-    const encoded = encodeBufferArray(keys);
-    return {
-      timeoutMs,
-      plan: {
-        keys, stmt: kZsetSql.bpop, timeoutReply: kNullArray,
-        values: (seq, block) => [String(s.db), encoded, max ? 'true' : 'false', '1', nowArg(), seq, block ? 'true' : 'false'],
-        reply: (rows) => {
-          const r = served(rows)[0];
-          return [r[1] as Buffer, r[2] as Buffer, new RespDouble(r[3] as number)];
-        },
-      },
-    };
-  });
+    complexity: 'O(log(N)) with N being the number of elements in the sorted set.', events: servedKeyEvents(name.slice(1)),
+  }, keysThenTimeout(kZsetSql.bpop, max, (rows) => {
+    const r = served(rows)[0];
+    return [r[1] as Buffer, r[2] as Buffer, new RespDouble(r[3] as number)];
+  }));
 }
 
 export const bzpopmin = bzpop('bzpopmin', false, 'Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.');
