@@ -20,6 +20,7 @@ import { kQueued } from '../core/engine/shared-replies';
 import type { WriteHook } from '../core/engine/write-hook';
 import type { WorkerStats } from '../core/messages';
 import type { ReplyQueue, ReplySlot } from './reply-queue';
+import { kPubsubContext, pubsubOnly } from '../core/engine/commands/pubsub/subscriptions';
 
 /** What dispatch needs of the worker (WorkerState). */
 export interface DispatchState {
@@ -65,6 +66,11 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   }
   const spec = resolved;
   if (c.mustAuth && (spec.flagBits & kFlagNoAuth) === 0) return refuse(c, Err.noAuth, c.replyOff || skipThis);
+  // RESP2 subscribed mode: a reply would be mistaken for a message (RESP3 tells pushes apart)
+  if (c.proto === 2 && c.subscriptions?.active === true && !kPubsubContext.has(spec.name)) {
+    if (c.multi !== undefined) c.multiAborted = true;
+    return refuse(c, pubsubOnly(spec.name), c.replyOff || skipThis);
+  }
   if (c.multi !== undefined) {
     if ((spec.flagBits & kFlagNoMulti) !== 0) {
       // refused like Redis's processCommand, and the transaction is flagged: EXEC answers EXECABORT

@@ -41,6 +41,8 @@ export class WorkerState implements ServerContext {
   private lastSpec: CommandSpec | undefined = undefined;
   private lastSpecStats: CommandStats | undefined = undefined;
   outputLimit: OutputLimit;
+  /** client-output-buffer-limit's pubsub class: clients holding a subscription */
+  pubsubLimit: OutputLimit;
   private readonly rpc: Rpc;
   private onStopped!: () => void;
   readonly stopped = new Promise<void>((r) => (this.onStopped = r));
@@ -51,6 +53,7 @@ export class WorkerState implements ServerContext {
     this.startedAt = task.startedAt;
     this.workerIndex = task.workerIndex;
     this.outputLimit = this.config.outputLimit();
+    this.pubsubLimit = this.config.outputLimit('pubsub');
     this.store = new LaneStore(this.config.int('pg-connections'), {
       url: task.storage.url,
       startupOptions: task.storage.startupOptions,
@@ -111,7 +114,10 @@ export class WorkerState implements ServerContext {
 
   private applyConfig(name: string, text: string): void {
     this.config.set(name, text);
-    if (name === 'client-output-buffer-limit') this.outputLimit = this.config.outputLimit();
+    if (name === 'client-output-buffer-limit') {
+      this.outputLimit = this.config.outputLimit();
+      this.pubsubLimit = this.config.outputLimit('pubsub');
+    }
     for (const c of this.clients.values()) {
       if (name === 'proto-max-bulk-len') c.parser.limits.protoMaxBulkLen = this.config.int(name);
       else if (name === 'client-query-buffer-limit') c.parser.limits.clientQueryBufferLimit = this.config.int(name);

@@ -236,6 +236,27 @@ export class MessageBus {
     void this.report(k, set.size);
   }
 
+  /** PUBSUB CHANNELS / SHARDCHANNELS, INFO pubsub_channels: channels with a subscriber in this process. */
+  channelNames(kind: 'c' | 's'): Buffer[] {
+    const keys = new Set<string>();
+    for (const k of this.own.keys()) if (k[0] === kind) keys.add(k);
+    for (const k of this.others.keys()) if (k[0] === kind) keys.add(k);
+    return [...keys].map((k) => Buffer.from(k.slice(1), 'latin1'));
+  }
+
+  /** PUBSUB NUMSUB / SHARDNUMSUB: subscribers of a channel in this process. */
+  subscribers(kind: 'c' | 's', name: Buffer): number {
+    const key = interestKey(kind, name);
+    return (this.own.get(key)?.size ?? 0) + (this.others.get(key) ?? 0);
+  }
+
+  /** PUBSUB NUMPAT, INFO pubsub_patterns: distinct patterns subscribed in this process. */
+  patternCount(): number {
+    let n = this.ownPatterns.size;
+    for (const k of this.otherPatterns.patterns.keys()) if (!this.ownPatterns.has(k)) n++;
+    return n;
+  }
+
   /** Subscriptions in this process other than this worker's, for PUBSUB NUMSUB and the like. */
   othersCount(key: string): number {
     return key[0] === 'p' ? (this.otherPatterns.patterns.get(key)?.n ?? 0) : (this.others.get(key) ?? 0);

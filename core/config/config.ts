@@ -46,8 +46,13 @@ export class Config {
     if (spec === undefined) return 'unknown option';
     const v = parseValue(spec, text);
     if (typeof v === 'object') return v.error;
-    if (name === 'client-output-buffer-limit' && parseOutputLimits(String(v)) === undefined) {
-      return 'Wrong number of arguments in buffer limit configuration.';
+    if (name === 'client-output-buffer-limit') {
+      const given = parseOutputLimits(String(v));
+      if (given === undefined) return 'Wrong number of arguments in buffer limit configuration.';
+      // as Redis: the classes named change, the others keep their limits; all three are shown
+      const all = { ...parseOutputLimits(this.str(name)), ...given };
+      this.values.set(name, ['normal', 'slave', 'pubsub'].map((c) => `${c} ${all[c].hard} ${all[c].soft} ${all[c].softSeconds}`).join(' '));
+      return undefined;
     }
     this.values.set(name, v);
     return undefined;
@@ -62,8 +67,8 @@ export class Config {
     return Object.fromEntries(this.values);
   }
 
-  outputLimit(): OutputLimit {
-    return parseOutputLimits(this.str('client-output-buffer-limit'))?.normal ?? { hard: 0, soft: 0, softSeconds: 0 };
+  outputLimit(cls: 'normal' | 'pubsub' = 'normal'): OutputLimit {
+    return parseOutputLimits(this.str('client-output-buffer-limit'))?.[cls] ?? { hard: 0, soft: 0, softSeconds: 0 };
   }
 }
 

@@ -7,6 +7,8 @@ import type { WorkerStats } from '../messages';
 import type { CommandTable } from './commands/registry';
 import type { KeyStore } from './key-store';
 import type { WriteHook } from './write-hook';
+import type { MessageBus } from '../bus/bus';
+import type { Subscriptions } from './commands/pubsub/subscriptions';
 
 export interface ClientFilter {
   id?: number[];
@@ -32,6 +34,8 @@ export interface ServerContext {
   readonly store: KeyStore;
   /** this worker's committed-write hook (EXEC reports its queued commands through it) */
   readonly writeHook: WriteHook;
+  /** pub/sub and wake-ups across workers and instances (core/bus) */
+  readonly bus: MessageBus;
   readonly runId: string;
   readonly startedAt: number;
   readonly workerIndex: number;
@@ -88,6 +92,8 @@ export interface Session {
   watched: WatchedKey[];
   /** EVAL/FCALL: the client's later commands wait until `done` settles (workers/dispatch.ts holdWhile) */
   holdWhile?(done: PromiseLike<unknown>): void;
+  /** a connection's channels and patterns (SUBSCRIBE…); undefined where there is no connection */
+  readonly subscriptions?: Subscriptions;
   /** reply, then close the connection (QUIT) */
   closeAfterReply(): void;
   /** this client's CLIENT LIST line */

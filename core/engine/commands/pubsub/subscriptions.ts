@@ -1,0 +1,83 @@
+/**
+ * One connection's subscriptions (channels, patterns, shard channels) and its end of the message
+ * bus: the bus calls deliver() for each message, which becomes a push frame in the client's reply
+ * stream. Redis's CLIENT_PUBSUB is `active`: any subscription held; a RESP2 client then may run
+ * only the commands of kPubsubContext (workers/dispatch.ts refuses the rest).
+ *
+ *   SUBSCRIBE ─add()─▶ bus.subscribe ─(every worker and instance knows)─▶ reply
+ *   PUBLISH anywhere ─▶ bus ─▶ deliver() ─▶ out(frame) ─▶ reply queue ─▶ socket
+ *                                             └ false: over the pubsub output limit, the client closed
+ */
+import type { MessageBus, Subscriber } from '../../../bus/bus';
+import { interestKey, type InterestKind } from '../../../bus/interest';
+import { RespError, RespPush } from '../../reply';
+
+const kMessage = Buffer.from('message');
+const kPmessage = Buffer.from('pmessage');
+const kSmessage = Buffer.from('smessage');
+
+/** What a RESP2 client holding a subscription may run (Redis 7.0's processCommand). */
+export const kPubsubContext: ReadonlySet<string> = new Set([
+  'subscribe', 'ssubscribe', 'unsubscribe', 'sunsubscribe', 'psubscribe', 'punsubscribe', 'ping', 'quit', 'reset',
+]);
+
+export function pubsubOnly(name: string): RespError {
+  return new RespError(`ERR Can't execute '${name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET ` +
+    'are allowed in this context');
+}
+
+export class Subscriptions implements Subscriber {
+  /** interest key (core/bus/interest.ts) → the name, per kind */
+  private readonly held: Record<InterestKind, Map<string, Buffer>> = { c: new Map(), p: new Map(), s: new Map() };
+  /** Redis's CLIENT_PUBSUB */
+  active = false;
+
+  /** out: writes a frame to the client; false when that put it over its output limit (it closed) */
+  constructor(private readonly bus: MessageBus, private readonly out: (frame: RespPush) => boolean) {}
+
+  size(kind: InterestKind): number {
+    return this.held[kind].size;
+  }
+
+  /** The count a (P|S)(UN)SUBSCRIBE frame carries: channels + patterns, or shard channels alone. */
+  countFor(kind: InterestKind): number {
+    return kind === 's' ? this.held.s.size : this.held.c.size + this.held.p.size;
+  }
+
+  /** A new subscription: resolves once the whole bus delivers it here; undefined when held already. */
+  add(kind: InterestKind, name: Buffer): Promise<void> | undefined {
+    const key = interestKey(kind, name);
+    const m = this.held[kind];
+    if (m.has(key)) return undefined;
+    const own = Buffer.from(name);
+    m.set(key, own);
+    this.active = true;
+    return this.bus.subscribe(kind, own, this);
+  }
+
+  /** true when it was held */
+  remove(kind: InterestKind, name: Buffer): boolean {
+    if (!this.held[kind].delete(interestKey(kind, name))) return false;
+    this.bus.unsubscribe(kind, name, this);
+    this.active = this.held.c.size + this.held.p.size + this.held.s.size > 0;
+    return true;
+  }
+
+  names(kind: InterestKind): Buffer[] {
+    return [...this.held[kind].values()];
+  }
+
+  /** RESET and a closed connection: every subscription goes, without a reply. */
+  clear(): void {
+    for (const kind of ['c', 'p', 's'] as const) {
+      for (const name of this.held[kind].values()) this.bus.unsubscribe(kind, name, this);
+      this.held[kind].clear();
+    }
+    this.active = false;
+  }
+
+  deliver(kind: 'm' | 's', channel: Buffer, message: Buffer, pattern?: Buffer): boolean {
+    if (pattern !== undefined) return this.out(new RespPush([kPmessage, pattern, channel, message]));
+    return this.out(new RespPush([kind === 's' ? kSmessage : kMessage, channel, message]));
+  }
+}
