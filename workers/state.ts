@@ -17,6 +17,8 @@ import { unwatchAll } from '../core/engine/commands/transactions/watch';
 import { newHistogram, record as recordLatency } from '../core/metrics/log2-histogram';
 import { WriteHook } from '../core/engine/write-hook';
 import { busChannelName, MessageBus } from '../core/bus/bus';
+import { KeyspaceNotifier } from '../core/engine/keyspace-events';
+import { parseNotifyFlags } from '../core/config/notify-flags';
 
 export function emptyStats(): WorkerStats {
   return {
@@ -36,6 +38,8 @@ export class WorkerState implements ServerContext {
   readonly writeHook = new WriteHook((listening) => this.port.postMessage({ type: 'hook', listening }));
   /** pub/sub, blocked-client wake-ups and keyspace events, process- and instance-wide (core/bus) */
   readonly bus: MessageBus;
+  /** notify-keyspace-events: publishes the hook's events on the bus while on */
+  private readonly notifier: KeyspaceNotifier;
   stats = emptyStats();
   /** record()'s cache of the last command's entry in stats.commands (cleared with the stats) */
   private lastSpec: CommandSpec | undefined = undefined;
@@ -65,6 +69,8 @@ export class WorkerState implements ServerContext {
     });
     this.rpc = new Rpc(port, (op, args) => this.onRequest(op, args));
     this.bus = new MessageBus(port, this.workerIndex, busChannelName(this.runId));
+    this.notifier = new KeyspaceNotifier(this.writeHook, this.bus, this.workerIndex);
+    this.notifier.configure(parseNotifyFlags(this.config.str('notify-keyspace-events')) ?? 0);
     port.on('message', (msg: PrimaryToWorker) => this.onMessage(msg));
   }
 
@@ -114,6 +120,7 @@ export class WorkerState implements ServerContext {
 
   private applyConfig(name: string, text: string): void {
     this.config.set(name, text);
+    if (name === 'notify-keyspace-events') this.notifier.configure(parseNotifyFlags(this.config.str(name)) ?? 0);
     if (name === 'client-output-buffer-limit') {
       this.outputLimit = this.config.outputLimit();
       this.pubsubLimit = this.config.outputLimit('pubsub');

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { PostrespError, kErrConfig } from '../errors';
 import { kOptions, kOptionsByName, type OptionSpec } from './options';
 import { formatValue, parseMemory, parseValue, type OptionValue } from './values';
+import { formatNotifyFlags, kNotifyError, parseNotifyFlags } from './notify-flags';
 
 export interface OutputLimit { hard: number; soft: number; softSeconds: number }
 
@@ -46,6 +47,13 @@ export class Config {
     if (spec === undefined) return 'unknown option';
     const v = parseValue(spec, text);
     if (typeof v === 'object') return v.error;
+    if (name === 'notify-keyspace-events') {
+      // kept in Redis's printed form: CONFIG GET shows what Redis would
+      const flags = parseNotifyFlags(String(v));
+      if (flags === undefined) return kNotifyError;
+      this.values.set(name, formatNotifyFlags(flags));
+      return undefined;
+    }
     if (name === 'client-output-buffer-limit') {
       const given = parseOutputLimits(String(v));
       if (given === undefined) return 'Wrong number of arguments in buffer limit configuration.';
