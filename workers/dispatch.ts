@@ -101,7 +101,8 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   if (result instanceof PendingReply) {
     if (!result.done) {
       const slot = c.replies.open(silent, c.proto);
-      result.listener = (v) => completed(c, slot, v, spec, started, db, argv);
+      const pending = result;
+      result.listener = (v) => completed(c, slot, v, spec, started, db, argv, pending);
       return;
     }
     // answered while being queued (Postgres down): an immediate reply
@@ -126,11 +127,11 @@ function refuse(c: DispatchClient, e: RespError, silent: boolean): void {
 }
 
 function completed(c: DispatchClient, slot: ReplySlot, value: Reply, spec: CommandSpec, started: number, db: number,
-  argv: Buffer[]): void {
+  argv: Buffer[], pending?: PendingReply): void {
   const state = c.state;
   state.record(spec, started, value);
   const hook = state.writeHook;
-  if (hook.active) hook.command(db, spec, argv, value);
+  if (hook.active) hook.command(db, spec, argv, value, pending?.note);
   c.replies.fill(slot, value);
   c.replied();
 }

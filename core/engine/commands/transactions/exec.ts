@@ -8,6 +8,8 @@
 import { RespError, kNullArray, type Reply } from '../../reply';
 import { defineCommand } from '../define';
 import { kFlagWrite } from '../flags';
+import { noteOf } from '../../write-hook';
+import type { RunResult } from '../spec';
 
 const kWithout = new RespError('ERR EXEC without MULTI');
 const kAbort = new RespError('EXECABORT Transaction discarded because of previous errors.');
@@ -30,7 +32,8 @@ export const exec = defineCommand({
     const hook = s.server.writeHook;
     // filled only while the hook listens: nothing is allocated for it otherwise
     const dbs: number[] | undefined = hook.active ? [] : undefined;
-    const replies = await s.server.store.transaction(s, watched, () => queued.map(({ spec, argv }) => {
+    let runs: RunResult[] = [];
+    const replies = await s.server.store.transaction(s, watched, () => runs = queued.map(({ spec, argv }): RunResult => {
       dbs?.push(s.db);
       if (hook.beforeActive && (spec.flagBits & kFlagWrite) !== 0) hook.before(s.db, spec, argv);
       s.denyBlocking = true;
@@ -43,7 +46,7 @@ export const exec = defineCommand({
       }
     }));
     if (dbs !== undefined && Array.isArray(replies)) {
-      for (let i = 0; i < queued.length; i++) hook.command(dbs[i], queued[i].spec, queued[i].argv, replies[i]);
+      for (let i = 0; i < queued.length; i++) hook.command(dbs[i], queued[i].spec, queued[i].argv, replies[i], noteOf(runs[i]));
     }
     return replies ?? kNullArray;
   },
