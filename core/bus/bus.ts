@@ -201,15 +201,25 @@ export class MessageBus {
 
   /** true when sub held this subscription. */
   unsubscribe(kind: InterestKind, name: Buffer, sub: Subscriber): boolean {
+    const left = this.leave(kind, name, sub);
+    if (left === undefined) return false;
+    void left;
+    return true;
+  }
+
+  /**
+   * unsubscribe(), resolved once every worker and instance knows (so a PUBLISH decided after
+   * that no longer counts sub: UNSUBSCRIBE waits for it); undefined when sub did not hold it.
+   */
+  leave(kind: InterestKind, name: Buffer, sub: Subscriber): Promise<void> | undefined {
     const key = interestKey(kind, name);
     const set = kind === 'p' ? this.ownPatterns.get(key)?.subs : this.own.get(key);
-    if (!set?.delete(sub)) return false;
+    if (!set?.delete(sub)) return undefined;
     if (set.size === 0) {
       if (kind === 'p') this.ownPatterns.delete(key);
       else this.own.delete(key);
     }
-    void this.report(key, set.size);
-    return true;
+    return this.report(key, set.size);
   }
 
   /** A client over its output limit: every subscription it holds goes. */

@@ -55,12 +55,11 @@ export class Subscriptions implements Subscriber {
     return this.bus.subscribe(kind, own, this);
   }
 
-  /** true when it was held */
-  remove(kind: InterestKind, name: Buffer): boolean {
-    if (!this.held[kind].delete(interestKey(kind, name))) return false;
-    this.bus.unsubscribe(kind, name, this);
+  /** Resolves once no worker or instance counts it any more; undefined when it was not held. */
+  remove(kind: InterestKind, name: Buffer): Promise<void> | undefined {
+    if (!this.held[kind].delete(interestKey(kind, name))) return undefined;
     this.active = this.held.c.size + this.held.p.size + this.held.s.size > 0;
-    return true;
+    return this.bus.leave(kind, name, this);
   }
 
   names(kind: InterestKind): Buffer[] {

@@ -1,7 +1,8 @@
 /**
  * UNSUBSCRIBE [channel …] · PUNSUBSCRIBE [pattern …] · SUNSUBSCRIBE [shardchannel …]
  * One frame per name (held or not) with the count after it; no name: every one held, or one
- * frame with a null name when none is.
+ * frame with a null name when none is. The reply waits until no worker or instance counts the
+ * names here any more (PUBLISH's count right after it is exact).
  * https://redis.io/commands/unsubscribe/
  */
 import type { InterestKind } from '../../../bus/interest';
@@ -24,11 +25,15 @@ function unsubscribeCommand(kind: InterestKind, name: string, summary: string, s
       const names = argv.length > 1 ? argv.slice(1) : subs.names(kind);
       if (names.length === 0) return new Pushes([new RespPush([word, null, subs.countFor(kind)])]);
       const frames: RespPush[] = [];
+      const waits: Promise<void>[] = [];
       for (const n of names) {
-        subs.remove(kind, n);
+        const w = subs.remove(kind, n);
+        if (w !== undefined) waits.push(w);
         frames.push(new RespPush([word, n, subs.countFor(kind)]));
       }
-      return new Pushes(frames);
+      // replied once no PUBLISH anywhere counts this client any more, as Redis's reply means
+      const reply = new Pushes(frames);
+      return waits.length === 0 ? reply : Promise.all(waits).then(() => reply);
     },
   });
 }
