@@ -12,7 +12,7 @@ function publishCommand(name: string, shard: boolean, summary: string, since: st
     name, arity: 3, flags: ['pubsub', 'loading', 'stale', 'fast'], acl: ['pubsub', 'fast'],
     keys: shard ? kOneKey : kNoKeys, group: 'pubsub', since, summary,
     complexity: 'O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total number of subscribed patterns (by any client).',
-    run: (s, argv) => s.server.bus.publish(argv[1], argv[2], shard),
+    run: (s, argv) => s.server.bus.publishCounted(argv[1], argv[2], shard),
   });
 }
 
