@@ -133,6 +133,18 @@ describe('write hook vs redis-server keyspace events', () => {
     }
   });
 
+  it('a script reports its writes once committed, as exact as a client\'s', async () => {
+    const c = await RawClient.connect(server.port);
+    try {
+      await c.call('FLUSHALL');
+      assert.equal(await c.call('DEBUG', 'WRITE-HOOK', 'ON'), 'OK');
+      assert.equal(await c.call('EVAL', "redis.call('rpush', KEYS[1], 'x') return redis.call('lpop', KEYS[1])", '1', 'l'), 'x');
+      assert.deepEqual(await c.call('DEBUG', 'WRITE-HOOK', 'READ'), [[0, 'rpush', 'l', 0], [0, 'lpop', 'l', 0], [0, 'del', 'l', 0]]);
+    } finally {
+      c.close();
+    }
+  });
+
   it('the sweeper\'s deletions reach every listening worker as expired', async () => {
     // two connections: the primary deals them to the two workers in turn
     const a = await RawClient.connect(server.port);
