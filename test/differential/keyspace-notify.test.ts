@@ -10,20 +10,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RawClient, encode, type Value } from '../e2e/resp-client';
-import { startServer, type RunningServer } from '../e2e/start-server';
-import { startRedis, type RedisServer } from './oracle';
+import { Oracle } from './oracle';
 import { kEventCases, type EventCase } from './write-events-cases';
+import { runCase } from './write-events-redis';
 
 const kFence = 'postresp-test-fence';
 
-let redis: RedisServer;
-let server: RunningServer;
-before(async () => {
-  [redis, server] = await Promise.all([startRedis(), startServer(['--workers', '2', '--storage-mode', 'unlogged'])]);
-});
-after(async () => {
-  await Promise.all([redis?.stop(), server?.stop()]);
-});
+let oracle: Oracle;
+before(async () => { oracle = await Oracle.start(['--workers', '2', '--storage-mode', 'unlogged']); });
+after(async () => { await oracle?.stop(); });
 
 /** per case, `channel message` of each notification */
 async function notifications(port: number, cases: readonly EventCase[], flags: string): Promise<string[][]> {
@@ -34,13 +29,7 @@ async function notifications(port: number, cases: readonly EventCase[], flags: s
     await sub.read(1);
     const out: string[][] = [];
     for (let i = 0; i < cases.length; i++) {
-      const { setup, cmd: line } = cases[i];
-      await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', '');
-      await cmd.call('FLUSHALL');
-      for (const s of setup) await cmd.call(...s);
-      await cmd.call('SELECT', '0');
-      await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', flags);
-      await cmd.call(...line);
+      await runCase(cmd, cases[i], flags);
       await cmd.call('PUBLISH', kFence, String(i));
       const got: string[] = [];
       for (;;) {
@@ -59,7 +48,7 @@ async function notifications(port: number, cases: readonly EventCase[], flags: s
 }
 
 async function compare(cases: readonly EventCase[], flags: string): Promise<number> {
-  const [theirs, ours] = [await notifications(redis.port, cases, flags), await notifications(server.port, cases, flags)];
+  const [theirs, ours] = [await notifications(oracle.redis.port, cases, flags), await notifications(oracle.postresp.port, cases, flags)];
   const failures = cases.flatMap((k, i) => JSON.stringify(ours[i]) === JSON.stringify(theirs[i]) ? [] :
     [`${k.cmd.join(' ')}${k.setup.length ? ` (after ${k.setup.map((s) => s.join(' ')).join('; ')})` : ''}: ` +
       `postresp ${JSON.stringify(ours[i])}, redis-server ${JSON.stringify(theirs[i])}`]);
@@ -99,6 +88,6 @@ describe('keyspace notifications vs redis-server', () => {
         cmd.close();
       }
     };
-    assert.deepEqual(await run(server.port), await run(redis.port));
+    assert.deepEqual(await run(oracle.postresp.port), await run(oracle.redis.port));
   });
 });

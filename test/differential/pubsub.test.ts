@@ -10,8 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { encode } from '../e2e/resp-client';
-import { startServer, type RunningServer } from '../e2e/start-server';
-import { startRedis, type RedisServer } from './oracle';
+import { Oracle } from './oracle';
 import { FrameConn, show } from './resp-frames';
 
 /**
@@ -21,14 +20,9 @@ import { FrameConn, show } from './resp-frames';
  */
 type Step = [number, (string | Buffer)[] | null, number, ('type' | 'any')?];
 
-let redis: RedisServer;
-let server: RunningServer;
-before(async () => {
-  [redis, server] = await Promise.all([startRedis(), startServer(['--workers', '2', '--storage-mode', 'unlogged'])]);
-});
-after(async () => {
-  await Promise.all([redis?.stop(), server?.stop()]);
-});
+let oracle: Oracle;
+before(async () => { oracle = await Oracle.start(['--workers', '2', '--storage-mode', 'unlogged']); });
+after(async () => { await oracle?.stop(); });
 
 async function play(port: number, conns: number, steps: Step[]): Promise<string[]> {
   const cs = await Promise.all(Array.from({ length: conns }, () => FrameConn.connect(port)));
@@ -54,8 +48,8 @@ async function play(port: number, conns: number, steps: Step[]): Promise<string[
 }
 
 async function compare(conns: number, steps: Step[]): Promise<void> {
-  const expected = await play(redis.port, conns, steps);
-  const actual = await play(server.port, conns, steps);
+  const expected = await play(oracle.redis.port, conns, steps);
+  const actual = await play(oracle.postresp.port, conns, steps);
   assert.deepEqual(actual, expected);
 }
 
