@@ -12,7 +12,7 @@
 import net from 'node:net';
 import { RequestParser, kQueryBufferExceeded } from '../protocol/parser';
 import { ReplyWriter } from '../protocol/writer';
-import { RespError, type RespPush } from '../core/engine/reply';
+import { RespError, type Raw } from '../core/engine/reply';
 import { Subscriptions } from '../core/engine/commands/pubsub/subscriptions';
 import type { QueuedCommand, ServerContext, WatchedKey } from '../core/engine/session';
 import type { WorkerState } from './state';
@@ -87,7 +87,7 @@ export class Client implements DispatchClient {
     this.addr = unix ? `${c.str('unixsocket')}:0` : `${socket.remoteAddress}:${socket.remotePort}`;
     this.laddr = unix ? `${c.str('unixsocket')}:0` : `${socket.localAddress}:${socket.localPort}`;
     socket.setNoDelay(true);
-    this.subscriptions = new Subscriptions(state.bus, this.pushFrame);
+    this.subscriptions = new Subscriptions(state.bus, this.pushFrame, () => this.proto);
     this.applyTimeouts();
     socket.on('drain', this.onDrain);
     // a client that shuts down its sending side (nc -N, a script's stdin ending) still gets the
@@ -244,7 +244,7 @@ export class Client implements DispatchClient {
    * first), whatever CLIENT REPLY says. false when the client is closed, or closes now over its
    * output limit: a subscriber that stopped reading goes, the publisher and the others do not wait.
    */
-  private readonly pushFrame = (frame: RespPush): boolean => {
+  private readonly pushFrame = (frame: Raw): boolean => {
     if (this.closed) return false;
     this.replies.done(frame, false, this.proto);
     if (this.checkOutputLimit(this.writer.length)) return false;

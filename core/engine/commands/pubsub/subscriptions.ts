@@ -10,7 +10,8 @@
  */
 import type { MessageBus, Subscriber } from '../../../bus/bus';
 import { interestKey, type InterestKind } from '../../../bus/interest';
-import { RespError, RespPush } from '../../reply';
+import { Raw, RespError, RespPush, writeReply, type Reply } from '../../reply';
+import { ReplyWriter } from '../../../../protocol/writer';
 
 const kMessage = Buffer.from('message');
 const kPmessage = Buffer.from('pmessage');
@@ -26,14 +27,55 @@ export function pubsubOnly(name: string): RespError {
     'are allowed in this context');
 }
 
+/**
+ * The bus hands one message to every subscriber of a worker in a row, with the same Buffers: its
+ * frame is encoded once per protocol and the others copy its bytes. In a 1 → 100 fan-out, each
+ * delivery built and encoded its own push (array, four bulk headers, the message copied).
+ */
+class FrameCache {
+  private channel: Buffer | undefined = undefined;
+  private message: Buffer | undefined = undefined;
+  private pattern: Buffer | undefined = undefined;
+  private kind = '';
+  private readonly frames: (Raw | undefined)[] = [undefined, undefined];
+  private readonly writer = new ReplyWriter(256);
+
+  frame(kind: 'm' | 's', channel: Buffer, message: Buffer, pattern: Buffer | undefined, proto: 2 | 3): Raw {
+    if (channel !== this.channel || message !== this.message || pattern !== this.pattern || kind !== this.kind) {
+      this.channel = channel;
+      this.message = message;
+      this.pattern = pattern;
+      this.kind = kind;
+      this.frames[0] = this.frames[1] = undefined;
+    }
+    let raw = this.frames[proto - 2];
+    if (raw === undefined) {
+      const push: Reply = pattern !== undefined ? new RespPush([kPmessage, pattern, channel, message])
+        : new RespPush([kind === 's' ? kSmessage : kMessage, channel, message]);
+      this.writer.proto = proto;
+      writeReply(this.writer, push);
+      const chunks = this.writer.take();
+      // take() never hands out bytes it will overwrite: the chunk is ours to keep
+      raw = this.frames[proto - 2] = new Raw(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    }
+    return raw;
+  }
+}
+
+const kFrames = new FrameCache();
+
 export class Subscriptions implements Subscriber {
   /** interest key (core/bus/interest.ts) → the name, per kind */
   private readonly held: Record<InterestKind, Map<string, Buffer>> = { c: new Map(), p: new Map(), s: new Map() };
   /** Redis's CLIENT_PUBSUB */
   active = false;
 
-  /** out: writes a frame to the client; false when that put it over its output limit (it closed) */
-  constructor(private readonly bus: MessageBus, private readonly out: (frame: RespPush) => boolean) {}
+  /**
+   * out: writes a frame (pre-encoded for `proto()`) to the client; false when that put it over its
+   * output limit (it closed)
+   */
+  constructor(private readonly bus: MessageBus, private readonly out: (frame: Raw) => boolean,
+    private readonly proto: () => 2 | 3) {}
 
   size(kind: InterestKind): number {
     return this.held[kind].size;
@@ -76,7 +118,6 @@ export class Subscriptions implements Subscriber {
   }
 
   deliver(kind: 'm' | 's', channel: Buffer, message: Buffer, pattern?: Buffer): boolean {
-    if (pattern !== undefined) return this.out(new RespPush([kPmessage, pattern, channel, message]));
-    return this.out(new RespPush([kind === 's' ? kSmessage : kMessage, channel, message]));
+    return this.out(kFrames.frame(kind, channel, message, pattern, this.proto()));
   }
 }
