@@ -24,6 +24,7 @@ const l = kNotify.list;
 const s = kNotify.set;
 const h = kNotify.hash;
 const z = kNotify.zset;
+const t = kNotify.stream;
 
 /** Redis 7.0's class of each event the write hook reports (t.c files' notifyKeyspaceEvent calls). */
 export const kEventClass: ReadonlyMap<string, number> = new Map([
@@ -36,6 +37,8 @@ export const kEventClass: ReadonlyMap<string, number> = new Map([
   ['hset', h], ['hdel', h], ['hincrby', h], ['hincrbyfloat', h],
   ['zadd', z], ['zincr', z], ['zrem', z], ['zremrangebyrank', z], ['zremrangebyscore', z], ['zremrangebylex', z],
   ['zunionstore', z], ['zinterstore', z], ['zdiffstore', z], ['zrangestore', z], ['zpopmin', z], ['zpopmax', z],
+  ['xadd', t], ['xtrim', t], ['xdel', t], ['xsetid', t], ['xgroup-create', t], ['xgroup-createconsumer', t],
+  ['xgroup-delconsumer', t], ['xgroup-destroy', t], ['xgroup-setid', t],
   ['expired', kNotify.expired], ['evicted', kNotify.evicted], ['new', kNotify.new],
 ]);
 
