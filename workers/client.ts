@@ -302,7 +302,7 @@ export class Client implements DispatchClient {
     return this.closed;
   }
 
-  reset(): void {
+  reset(): Promise<void> | undefined {
     this.name = '';
     this.db = 0;
     this.proto = 2;
@@ -313,8 +313,9 @@ export class Client implements DispatchClient {
     this.multi = undefined;
     this.multiAborted = false;
     this.watched = [];
-    this.subscriptions.clear();
+    const left = this.subscriptions.clear();
     this.authenticated = this.server.config.str('requirepass') === '';
+    return left;
   }
 
   describe(): string {

@@ -98,6 +98,6 @@ export interface Session {
   closeAfterReply(): void;
   /** this client's CLIENT LIST line */
   describe(): string;
-  /** RESET: back to a fresh connection's state */
-  reset(): void;
+  /** RESET: back to a fresh connection's state; resolves once its subscriptions are gone everywhere */
+  reset(): Promise<void> | undefined;
 }

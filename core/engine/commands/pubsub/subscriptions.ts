@@ -108,13 +108,21 @@ export class Subscriptions implements Subscriber {
     return [...this.held[kind].values()];
   }
 
-  /** RESET and a closed connection: every subscription goes, without a reply. */
-  clear(): void {
+  /**
+   * RESET and a closed connection: every subscription goes, without a reply. Resolves, like
+   * remove(), once no worker or instance counts them (RESET answers then); undefined when none.
+   */
+  clear(): Promise<void> | undefined {
+    const waits: Promise<void>[] = [];
     for (const kind of ['c', 'p', 's'] as const) {
-      for (const name of this.held[kind].values()) this.bus.unsubscribe(kind, name, this);
+      for (const name of this.held[kind].values()) {
+        const w = this.bus.leave(kind, name, this);
+        if (w !== undefined) waits.push(w);
+      }
       this.held[kind].clear();
     }
     this.active = false;
+    return waits.length === 0 ? undefined : Promise.all(waits).then(() => undefined);
   }
 
   deliver(kind: 'm' | 's', channel: Buffer, message: Buffer, pattern?: Buffer): boolean {

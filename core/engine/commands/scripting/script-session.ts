@@ -39,5 +39,5 @@ export class ScriptSession implements Session {
 
   closeAfterReply(): void {}
   describe(): string { return this.caller.describe(); }
-  reset(): void {}
+  reset(): undefined { return undefined; }
 }
