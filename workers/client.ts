@@ -12,7 +12,8 @@
 import net from 'node:net';
 import { RequestParser, kQueryBufferExceeded } from '../protocol/parser';
 import { ReplyWriter } from '../protocol/writer';
-import { RespError } from '../core/engine/reply';
+import { RespError, type Raw } from '../core/engine/reply';
+import { Subscriptions } from '../core/engine/commands/pubsub/subscriptions';
 import type { QueuedCommand, ServerContext, WatchedKey } from '../core/engine/session';
 import type { BlockedCall } from '../core/engine/commands/blocking/blocked-call';
 import type { WorkerState } from './state';
@@ -48,6 +49,7 @@ export class Client implements DispatchClient {
   multiAborted = false;
   watched: WatchedKey[] = [];
   blocked: BlockedCall | undefined = undefined;
+  readonly subscriptions: Subscriptions;
   readonly createdAt = Date.now();
   /** performance.now() when the last bytes arrived: a command's latency counts from here */
   private lastRead = performance.now();
@@ -87,6 +89,7 @@ export class Client implements DispatchClient {
     this.addr = unix ? `${c.str('unixsocket')}:0` : `${socket.remoteAddress}:${socket.remotePort}`;
     this.laddr = unix ? `${c.str('unixsocket')}:0` : `${socket.localAddress}:${socket.localPort}`;
     socket.setNoDelay(true);
+    this.subscriptions = new Subscriptions(state.bus, this.pushFrame, () => this.proto);
     this.applyTimeouts();
     socket.on('drain', this.onDrain);
     // a client that shuts down its sending side (nc -N, a script's stdin ending) still gets the
@@ -225,13 +228,31 @@ export class Client implements DispatchClient {
     socket.write(buf);
   }
 
-  /** client-output-buffer-limit (output-limit.ts): true when it closed the client */
-  private checkOutputLimit(): boolean {
-    if (!this.outputLimiter.exceeded(this.socket.writableLength, this.state.outputLimit)) return false;
+  /**
+   * client-output-buffer-limit (output-limit.ts) of the client's class, pubsub while it holds a
+   * subscription (Redis's getClientType): true when it closed the client. `extra`: output
+   * encoded but not yet handed to the socket (messages arriving between two flushes).
+   */
+  private checkOutputLimit(extra = 0): boolean {
+    const limit = this.subscriptions.active ? this.state.pubsubLimit : this.state.outputLimit;
+    if (!this.outputLimiter.exceeded(this.socket.writableLength + extra, limit)) return false;
     this.state.log(`client id=${this.id} addr=${this.addr} closed for overcoming of output buffer limits`);
     this.destroy();
     return true;
   }
+
+  /**
+   * A pub/sub message from the bus: behind the replies still owed (a SUBSCRIBE's own reply
+   * first), whatever CLIENT REPLY says. false when the client is closed, or closes now over its
+   * output limit: a subscriber that stopped reading goes, the publisher and the others do not wait.
+   */
+  private readonly pushFrame = (frame: Raw): boolean => {
+    if (this.closed) return false;
+    this.replies.done(frame, false, this.proto);
+    if (this.checkOutputLimit(this.writer.length)) return false;
+    this.replied();
+    return true;
+  };
 
   private checkBackpressure(): void {
     if (this.closed) return;
@@ -271,6 +292,7 @@ export class Client implements DispatchClient {
     this.closed = true;
     this.closingNow = true;
     this.outputLimiter.stop();
+    this.subscriptions.clear();
     this.socket.destroy();
     this.blocked?.closed();
     this.state.onClientClosed(this);
@@ -285,7 +307,7 @@ export class Client implements DispatchClient {
     return this.closed;
   }
 
-  reset(): void {
+  reset(): Promise<void> | undefined {
     this.name = '';
     this.db = 0;
     this.proto = 2;
@@ -296,15 +318,18 @@ export class Client implements DispatchClient {
     this.multi = undefined;
     this.multiAborted = false;
     this.watched = [];
+    const left = this.subscriptions.clear();
     this.authenticated = this.server.config.str('requirepass') === '';
+    return left;
   }
 
   describe(): string {
     const now = Date.now();
-    const flags = (this.blocked?.isBlocked ? 'b' : '') + (this.closing ? 'c' : '') + (this.noEvict ? 'e' : '') + (this.noTouch ? 'T' : '') || 'N';
+    const subs = this.subscriptions;
+    const flags = (subs.active ? 'P' : '') + (this.blocked?.isBlocked ? 'b' : '') + (this.closing ? 'c' : '') + (this.noEvict ? 'e' : '') + (this.noTouch ? 'T' : '') || 'N';
     return `id=${this.id} addr=${this.addr} laddr=${this.laddr} fd=${this.fd} name=${this.name} ` +
       `age=${Math.floor((now - this.createdAt) / 1000)} idle=${Math.floor((now - this.lastActive) / 1000)} ` +
-      `flags=${flags} db=${this.db} sub=0 psub=0 ssub=0 multi=${this.multi?.length ?? -1} qbuf=${this.parser.pending} qbuf-free=0 ` +
+      `flags=${flags} db=${this.db} sub=${subs.size('c')} psub=${subs.size('p')} ssub=${subs.size('s')} multi=${this.multi?.length ?? -1} qbuf=${this.parser.pending} qbuf-free=0 ` +
       `argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=${this.writer.length} oll=${this.pendingReplies} ` +
       `omem=${this.socket.writableLength} tot-mem=0 events=r cmd=${this.lastCommand} user=default ` +
       `redir=-1 resp=${this.proto} lib-name=${this.libName} lib-ver=${this.libVer}`;

@@ -20,6 +20,7 @@ import { kQueued } from '../core/engine/shared-replies';
 import type { WriteHook } from '../core/engine/write-hook';
 import type { WorkerStats } from '../core/messages';
 import type { ReplyQueue, ReplySlot } from './reply-queue';
+import { kPubsubContext, pubsubOnly } from '../core/engine/commands/pubsub/subscriptions';
 
 /** What dispatch needs of the worker (WorkerState). */
 export interface DispatchState {
@@ -65,6 +66,11 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   }
   const spec = resolved;
   if (c.mustAuth && (spec.flagBits & kFlagNoAuth) === 0) return refuse(c, Err.noAuth, c.replyOff || skipThis);
+  // RESP2 subscribed mode: a reply would be mistaken for a message (RESP3 tells pushes apart)
+  if (c.proto === 2 && c.subscriptions?.active === true && !kPubsubContext.has(spec.name)) {
+    if (c.multi !== undefined) c.multiAborted = true;
+    return refuse(c, pubsubOnly(spec.name), c.replyOff || skipThis);
+  }
   if (c.multi !== undefined) {
     if ((spec.flagBits & kFlagNoMulti) !== 0) {
       // refused like Redis's processCommand, and the transaction is flagged: EXEC answers EXECABORT
@@ -95,7 +101,8 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   if (result instanceof PendingReply) {
     if (!result.done) {
       const slot = c.replies.open(silent, c.proto);
-      result.listener = (v) => completed(c, slot, v, spec, started, db, argv);
+      const pending = result;
+      result.listener = (v) => completed(c, slot, v, spec, started, db, argv, pending);
       return;
     }
     // answered while being queued (Postgres down): an immediate reply
@@ -120,11 +127,11 @@ function refuse(c: DispatchClient, e: RespError, silent: boolean): void {
 }
 
 function completed(c: DispatchClient, slot: ReplySlot, value: Reply, spec: CommandSpec, started: number, db: number,
-  argv: Buffer[]): void {
+  argv: Buffer[], pending?: PendingReply): void {
   const state = c.state;
   state.record(spec, started, value);
   const hook = state.writeHook;
-  if (hook.active) hook.command(db, spec, argv, value);
+  if (hook.active) hook.command(db, spec, argv, value, pending?.note);
   c.replies.fill(slot, value);
   c.replied();
 }

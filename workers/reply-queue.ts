@@ -6,7 +6,7 @@
  *   slots: [done][done][waiting][done]  → the done prefix is encoded; the rest waits its turn
  */
 import type { ReplyWriter } from '../protocol/writer';
-import { kNoReply, writeReply, type Reply } from '../core/engine/reply';
+import { kNoReply, Pushes, writeReply, type Reply } from '../core/engine/reply';
 
 export class ReplySlot {
   value: Reply | undefined = undefined;
@@ -35,7 +35,7 @@ export class ReplyQueue {
   /** A reply known now. */
   done(value: Reply, silent: boolean, proto: 2 | 3): void {
     if (this.head === this.slots.length) {
-      if (!silent && value !== kNoReply) {
+      if ((!silent || value instanceof Pushes) && value !== kNoReply) {
         this.writer.proto = proto;
         writeReply(this.writer, value);
       }
@@ -65,7 +65,7 @@ export class ReplyQueue {
     let i = this.head;
     while (i < slots.length && slots[i].done) {
       const s = slots[i];
-      if (!s.silent && s.value !== kNoReply) {
+      if ((!s.silent || s.value instanceof Pushes) && s.value !== kNoReply) {
         this.writer.proto = s.proto;
         writeReply(this.writer, s.value!);
       }

@@ -18,6 +18,8 @@ import { newHistogram, record as recordLatency } from '../core/metrics/log2-hist
 import { WriteHook } from '../core/engine/write-hook';
 import { busChannelName, MessageBus } from '../core/bus/bus';
 import { BlockingWaits } from '../core/engine/commands/blocking/waits';
+import { KeyspaceNotifier } from '../core/engine/keyspace-events';
+import { parseNotifyFlags } from '../core/config/notify-flags';
 
 export function emptyStats(): WorkerStats {
   return {
@@ -38,11 +40,15 @@ export class WorkerState implements ServerContext {
   /** pub/sub, blocked-client wake-ups and keyspace events, process- and instance-wide (core/bus) */
   readonly bus: MessageBus;
   readonly blocking: BlockingWaits;
+  /** notify-keyspace-events: publishes the hook's events on the bus while on */
+  private readonly notifier: KeyspaceNotifier;
   stats = emptyStats();
   /** record()'s cache of the last command's entry in stats.commands (cleared with the stats) */
   private lastSpec: CommandSpec | undefined = undefined;
   private lastSpecStats: CommandStats | undefined = undefined;
   outputLimit: OutputLimit;
+  /** client-output-buffer-limit's pubsub class: clients holding a subscription */
+  pubsubLimit: OutputLimit;
   private readonly rpc: Rpc;
   private onStopped!: () => void;
   readonly stopped = new Promise<void>((r) => (this.onStopped = r));
@@ -53,6 +59,7 @@ export class WorkerState implements ServerContext {
     this.startedAt = task.startedAt;
     this.workerIndex = task.workerIndex;
     this.outputLimit = this.config.outputLimit();
+    this.pubsubLimit = this.config.outputLimit('pubsub');
     this.store = new LaneStore(this.config.int('pg-connections'), {
       url: task.storage.url,
       startupOptions: task.storage.startupOptions,
@@ -65,6 +72,8 @@ export class WorkerState implements ServerContext {
     this.rpc = new Rpc(port, (op, args) => this.onRequest(op, args));
     this.bus = new MessageBus(port, this.workerIndex, busChannelName(this.runId));
     this.blocking = new BlockingWaits(this.bus, this.writeHook, (n) => { this.stats.blockedClients = n; });
+    this.notifier = new KeyspaceNotifier(this.writeHook, this.bus, this.workerIndex);
+    this.notifier.configure(parseNotifyFlags(this.config.str('notify-keyspace-events')) ?? 0);
     port.on('message', (msg: PrimaryToWorker) => this.onMessage(msg));
   }
 
@@ -114,7 +123,11 @@ export class WorkerState implements ServerContext {
 
   private applyConfig(name: string, text: string): void {
     this.config.set(name, text);
-    if (name === 'client-output-buffer-limit') this.outputLimit = this.config.outputLimit();
+    if (name === 'notify-keyspace-events') this.notifier.configure(parseNotifyFlags(this.config.str(name)) ?? 0);
+    if (name === 'client-output-buffer-limit') {
+      this.outputLimit = this.config.outputLimit();
+      this.pubsubLimit = this.config.outputLimit('pubsub');
+    }
     for (const c of this.clients.values()) {
       if (name === 'proto-max-bulk-len') c.parser.limits.protoMaxBulkLen = this.config.int(name);
       else if (name === 'client-query-buffer-limit') c.parser.limits.clientQueryBufferLimit = this.config.int(name);

@@ -28,6 +28,22 @@ describe('MessageBus in one process', { timeout: 30_000 }, () => {
     assert.equal(w1!.publish(b('other'), b('x')), 0);
   });
 
+  test('publishCounted: the other workers count their own receivers, so an unsubscribe in flight is not counted', async () => {
+    const [w0, w1, w2] = p.buses;
+    const s1 = recorder();
+    const s2 = recorder();
+    await w1!.subscribe('c', b('ch'), s1);
+    await w2!.subscribe('p', b('c*'), s2);
+    assert.equal(await w0!.publishCounted(b('ch'), b('1')), 2);
+    // w1 leaves and w0 publishes before the hub told w0: its view still counts w1, w1 does not
+    w1!.unsubscribe('c', b('ch'), s1);
+    assert.equal(w0!.publish(b('ch'), b('view')), 2);
+    assert.equal(await w0!.publishCounted(b('ch'), b('2')), 1);
+    assert.equal(await w0!.publishCounted(b('nobody'), b('3')), 0);
+    await s2.until(3);
+    assert.deepEqual(s1.got.map((g) => g[2]), ['1']);
+  });
+
   test('one publisher: every subscriber sees its messages in publish order', async () => {
     const [w0, w1, w2] = p.buses;
     const s1 = recorder();

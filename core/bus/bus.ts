@@ -22,7 +22,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import { globMatch } from '../engine/glob';
 import type { ItemKind } from './codec';
 import { blockedKey, interestKey, PatternSet, type InterestKind } from './interest';
-import { asBuffer, type BusToHub, type HubToBus, type LocalFrame, type ViewEntry, type WireItems } from './messages';
+import { asBuffer, type BusToHub, type CountFrame, type HubToBus, type LocalFrame, type ViewEntry, type WireItems } from './messages';
 
 /** A subscribed client. deliver() returns false when the client is over its pubsub output limit
  * (it closes itself): the bus then drops every subscription it holds. */
@@ -53,6 +53,13 @@ export class MessageBus {
   private readonly ownPatterns = new Map<string, { pattern: Buffer; subs: Set<Subscriber> }>();
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly others = new Map<string, number>();
+  /** the other workers holding each channel key, as bits (ViewEntry.holders) */
+  private readonly holders = new Map<string, number>();
+  /** PUBLISHes waiting for the other workers' counts: id → receivers so far, workers still to answer */
+  private readonly asks = new Map<number, { n: number; left: number; resolve: (n: number) => void; since: number }>();
+  private askOut: number[] = [];
+  private nextAsk = 1;
+  private askTimer: NodeJS.Timeout | undefined = undefined;
   private readonly otherPatterns = new PatternSet();
   private readonly otherKeys = new Set<string>();
   private readonly remote = new Set<string>();
@@ -84,6 +91,8 @@ export class MessageBus {
 
   close(): void {
     this.channel.close();
+    if (this.askTimer !== undefined) clearInterval(this.askTimer);
+    for (const [id, a] of this.asks) this.answered(id, a);
     for (const done of this.pending.values()) done();
     this.pending.clear();
   }
@@ -92,15 +101,57 @@ export class MessageBus {
 
   /** Delivers at once to this worker's subscribers; returns the receivers in this process. */
   publish(channel: Buffer, message: Buffer, shard = false): number {
+    return this.send(channel, message, shard) + this.sentOthers;
+  }
+
+  /** the other workers' receivers by the view, of the last send() */
+  private sentOthers = 0;
+
+  /** Delivers here, queues for the other workers and instances; returns this worker's receivers. */
+  private send(channel: Buffer, message: Buffer, shard: boolean): number {
     this.stats.published++;
     const key = interestKey(shard ? 's' : 'c', channel);
     const kind: 'm' | 's' = shard ? 's' : 'm';
-    let n = this.deliverOwn(kind, key, channel, message);
+    const n = this.deliverOwn(kind, key, channel, message);
     const others = (this.others.get(key) ?? 0) + (shard ? 0 : this.otherPatterns.matches(channel));
     if (others > 0) this.queue(this.localOut, kind, 0, channel, message);
     if (this.remote.has(key) || (!shard && this.remotePatterns.matches(channel) > 0)) this.queue(this.remoteOut, kind, 0, channel, message);
-    n += others;
+    this.sentOthers = others;
     return n;
+  }
+
+  /**
+   * PUBLISH, SPUBLISH: publish(), with the other workers' receivers counted where they are. The
+   * view's count can be stale while a subscription changes on another worker (an UNSUBSCRIBE
+   * sent just before, on another connection, and not yet known here: Redis's unit/pubsub does
+   * that), so each worker holding the channel answers how many it delivered to: a Promise then,
+   * resolved when they all have (a worker that does not answer within 1 s is left out).
+   */
+  publishCounted(channel: Buffer, message: Buffer, shard = false): number | Promise<number> {
+    const key = interestKey(shard ? 's' : 'c', channel);
+    const bits = (this.holders.get(key) ?? 0) | (shard ? 0 : this.otherPatterns.holdersOf(channel));
+    if (bits === 0 || this.workerIndex >= 31) return this.publish(channel, message, shard);
+    const at = this.localOut.length / 4;
+    const own = this.send(channel, message, shard);
+    if (this.localOut.length / 4 === at) return own + this.sentOthers; // not queued: nobody else by the view
+    const id = this.nextAsk++;
+    this.askOut.push(at, id, bits);
+    this.askTimer ??= setInterval(this.expireAsks, 500).unref();
+    return new Promise<number>((resolve) => this.asks.set(id, { n: own, left: bits, resolve, since: Date.now() }));
+  }
+
+  private readonly expireAsks = (): void => {
+    const old = Date.now() - 1000;
+    for (const [id, a] of this.asks) if (a.since < old) this.answered(id, a);
+    if (this.asks.size === 0 && this.askTimer !== undefined) {
+      clearInterval(this.askTimer);
+      this.askTimer = undefined;
+    }
+  };
+
+  private answered(id: number, a: { n: number; resolve: (n: number) => void }): void {
+    this.asks.delete(id);
+    a.resolve(a.n);
   }
 
   /** After a commit that may have made key non-empty: wakes the clients blocked on it anywhere. */
@@ -140,7 +191,12 @@ export class MessageBus {
     this.flushQueued = false;
     if (this.localOut.length > 0) {
       this.stats.sentLocal += this.localOut.length / 4;
-      this.channel.postMessage({ from: this.workerIndex, items: this.localOut } satisfies LocalFrame);
+      const frame: LocalFrame = { from: this.workerIndex, items: this.localOut };
+      if (this.askOut.length > 0) {
+        frame.asks = this.askOut;
+        this.askOut = [];
+      }
+      this.channel.postMessage(frame);
       this.localOut = [];
     }
     if (this.remoteOut.length > 0) {
@@ -152,18 +208,45 @@ export class MessageBus {
 
   // ---------------------------------------------------------------- receiving
 
-  private onFrame(frame: LocalFrame): void {
-    this.receive(frame.items);
+  private onFrame(frame: LocalFrame | CountFrame): void {
+    if ('counts' in frame) return this.onCounts(frame);
+    const counts = this.receive(frame.items, frame.asks);
+    if (counts !== undefined) this.channel.postMessage({ from: this.workerIndex, to: frame.from, counts } satisfies CountFrame);
   }
 
-  private receive(items: WireItems): void {
-    for (let i = 0; i + 3 < items.length; i += 4) {
+  /** A worker's answer to this worker's PUBLISHes: each ask resolves once every holder answered. */
+  private onCounts(frame: CountFrame): void {
+    if (frame.to !== this.workerIndex) return;
+    const bit = 1 << frame.from;
+    for (let i = 0; i + 1 < frame.counts.length; i += 2) {
+      const a = this.asks.get(frame.counts[i]!);
+      if (a === undefined) continue;
+      a.n += frame.counts[i + 1]!;
+      a.left &= ~bit;
+      if (a.left === 0) this.answered(frame.counts[i]!, a);
+    }
+  }
+
+  /** Delivers items here; with asks, returns [ask id, receivers…] for the asks naming this worker. */
+  private receive(items: WireItems, asks?: number[]): number[] | undefined {
+    let counts: number[] | undefined;
+    let next = 0;
+    const me = 1 << this.workerIndex;
+    for (let i = 0, at = 0; i + 3 < items.length; i += 4, at++) {
       this.stats.received++;
       const kind = items[i] as ItemKind;
       const a = asBuffer(items[i + 2] as Uint8Array);
-      if (kind === 'w') this.wakeOwn(blockedKey(items[i + 1] as number, a));
-      else this.deliverOwn(kind, interestKey(kind === 's' ? 's' : 'c', a), a, asBuffer(items[i + 3] as Uint8Array));
+      if (kind === 'w') {
+        this.wakeOwn(blockedKey(items[i + 1] as number, a));
+        continue;
+      }
+      const n = this.deliverOwn(kind, interestKey(kind === 's' ? 's' : 'c', a), a, asBuffer(items[i + 3] as Uint8Array));
+      if (asks !== undefined && asks[next] === at) {
+        if ((asks[next + 2]! & me) !== 0) (counts ??= []).push(asks[next + 1]!, n);
+        next += 3;
+      }
     }
+    return counts;
   }
 
   private deliverOwn(kind: 'm' | 's', key: string, channel: Buffer, message: Buffer): number {
@@ -222,15 +305,25 @@ export class MessageBus {
 
   /** true when sub held this subscription. */
   unsubscribe(kind: InterestKind, name: Buffer, sub: Subscriber): boolean {
+    const left = this.leave(kind, name, sub);
+    if (left === undefined) return false;
+    void left;
+    return true;
+  }
+
+  /**
+   * unsubscribe(), resolved once every worker and instance knows (so a PUBLISH decided after
+   * that no longer counts sub: UNSUBSCRIBE waits for it); undefined when sub did not hold it.
+   */
+  leave(kind: InterestKind, name: Buffer, sub: Subscriber): Promise<void> | undefined {
     const key = interestKey(kind, name);
     const set = kind === 'p' ? this.ownPatterns.get(key)?.subs : this.own.get(key);
-    if (!set?.delete(sub)) return false;
+    if (!set?.delete(sub)) return undefined;
     if (set.size === 0) {
       if (kind === 'p') this.ownPatterns.delete(key);
       else this.own.delete(key);
     }
-    void this.report(key, set.size);
-    return true;
+    return this.report(key, set.size);
   }
 
   /** A client over its output limit: every subscription it holds goes. */
@@ -257,6 +350,27 @@ export class MessageBus {
     if (set.size === 0) this.waiters.delete(k);
     this.checkKeysWanted();
     void this.report(k, set.size);
+  }
+
+  /** PUBSUB CHANNELS / SHARDCHANNELS, INFO pubsub_channels: channels with a subscriber in this process. */
+  channelNames(kind: 'c' | 's'): Buffer[] {
+    const keys = new Set<string>();
+    for (const k of this.own.keys()) if (k[0] === kind) keys.add(k);
+    for (const k of this.others.keys()) if (k[0] === kind) keys.add(k);
+    return [...keys].map((k) => Buffer.from(k.slice(1), 'latin1'));
+  }
+
+  /** PUBSUB NUMSUB / SHARDNUMSUB: subscribers of a channel in this process. */
+  subscribers(kind: 'c' | 's', name: Buffer): number {
+    const key = interestKey(kind, name);
+    return (this.own.get(key)?.size ?? 0) + (this.others.get(key) ?? 0);
+  }
+
+  /** PUBSUB NUMPAT, INFO pubsub_patterns: distinct patterns subscribed in this process. */
+  patternCount(): number {
+    let n = this.ownPatterns.size;
+    for (const k of this.otherPatterns.patterns.keys()) if (!this.ownPatterns.has(k)) n++;
+    return n;
   }
 
   /** Subscriptions in this process other than this worker's, for PUBSUB NUMSUB and the like. */
@@ -290,12 +404,14 @@ export class MessageBus {
   private applyView(e: ViewEntry): void {
     const kind = e.key[0];
     if (kind === 'p') {
-      this.otherPatterns.set(e.key, e.others);
+      this.otherPatterns.set(e.key, e.others, e.holders);
       this.remotePatterns.set(e.key, e.remote ? 1 : 0);
       return;
     }
     if (e.others > 0) this.others.set(e.key, e.others);
     else this.others.delete(e.key);
+    if (e.holders !== 0) this.holders.set(e.key, e.holders);
+    else this.holders.delete(e.key);
     if (e.remote) this.remote.add(e.key);
     else this.remote.delete(e.key);
     if (kind === 'k') {

@@ -128,7 +128,10 @@ export class BusHub {
 
   private entry(key: string, v: number): ViewEntry {
     const per = this.counts.get(key);
-    return { key, others: this.total(key) - (per?.get(v) ?? 0), remote: this.remoteHas(key) };
+    let holders = 0;
+    // bits for workers 0–30; beyond, PUBLISH counts from `others` alone (bus.ts publishCounted)
+    for (const [w, n] of per ?? []) if (w !== v && n > 0 && w < 31) holders |= 1 << w;
+    return { key, others: this.total(key) - (per?.get(v) ?? 0), holders, remote: this.remoteHas(key) };
   }
 
   private remoteHas(key: string): boolean {

@@ -17,18 +17,26 @@ export function blockedKey(db: number, key: Buffer): string {
   return `k${db}:${key.toString('latin1')}`;
 }
 
-/** Patterns (PSUBSCRIBE) with how many subscriptions hold each, matched against a channel. */
+/** Patterns (PSUBSCRIBE) with how many subscriptions hold each (and which workers, as bits), matched against a channel. */
 export class PatternSet {
-  readonly patterns = new Map<string, { pattern: Buffer; n: number }>();
+  readonly patterns = new Map<string, { pattern: Buffer; n: number; holders: number }>();
 
-  set(key: string, n: number): void {
+  set(key: string, n: number, holders = 0): void {
     if (n > 0) {
       const e = this.patterns.get(key);
-      if (e) e.n = n;
-      else this.patterns.set(key, { pattern: Buffer.from(key.slice(1), 'latin1'), n });
+      if (e) { e.n = n; e.holders = holders; }
+      else this.patterns.set(key, { pattern: Buffer.from(key.slice(1), 'latin1'), n, holders });
     } else {
       this.patterns.delete(key);
     }
+  }
+
+  /** The holder bits of the patterns that match channel. */
+  holdersOf(channel: Buffer): number {
+    if (this.patterns.size === 0) return 0;
+    let bits = 0;
+    for (const e of this.patterns.values()) if (globMatch(e.pattern, channel)) bits |= e.holders;
+    return bits;
   }
 
   /** Sum of the counts of the patterns that match channel (0 without patterns: no work). */

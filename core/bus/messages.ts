@@ -21,16 +21,24 @@ export type BusToHub =
   | { type: 'bus'; op: 'out'; items: WireItems };
 
 /** others: subscriptions (or blocked clients) for key in the other workers of this process;
+ * holders: those workers as bits (indexes 0–30; PUBLISH asks them for their count);
  * remote: whether another instance has any. id: acknowledge once applied. */
-export interface ViewEntry { key: string; others: number; remote: boolean }
+export interface ViewEntry { key: string; others: number; holders: number; remote: boolean }
 
 export type HubToBus =
   | { type: 'bus'; op: 'view'; entries: ViewEntry[]; id?: number }
   | { type: 'bus'; op: 'done'; id: number }
   | { type: 'bus'; op: 'in'; items: WireItems };
 
-/** On the process's BroadcastChannel: one publishing worker's items, in its order. */
-export interface LocalFrame { from: number; items: WireItems }
+/**
+ * On the process's BroadcastChannel: one publishing worker's items, in its order. asks: flat
+ * [item index, ask id, holder bits…] of the items whose receivers PUBLISH waits to count: each
+ * worker whose bit is set answers with a CountFrame to `from`.
+ */
+export interface LocalFrame { from: number; items: WireItems; asks?: number[] }
+
+/** The answer to a frame's asks: flat [ask id, receivers here…], for worker `to` alone. */
+export interface CountFrame { from: number; to: number; counts: number[] }
 
 /** A Buffer over a structured-cloned Uint8Array, without copying. */
 export function asBuffer(u: Uint8Array): Buffer {

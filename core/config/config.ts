@@ -8,6 +8,7 @@ import path from 'node:path';
 import { PostrespError, kErrConfig } from '../errors';
 import { kOptions, kOptionsByName, type OptionSpec } from './options';
 import { formatValue, parseMemory, parseValue, type OptionValue } from './values';
+import { formatNotifyFlags, kNotifyError, parseNotifyFlags } from './notify-flags';
 
 export interface OutputLimit { hard: number; soft: number; softSeconds: number }
 
@@ -46,8 +47,20 @@ export class Config {
     if (spec === undefined) return 'unknown option';
     const v = parseValue(spec, text);
     if (typeof v === 'object') return v.error;
-    if (name === 'client-output-buffer-limit' && parseOutputLimits(String(v)) === undefined) {
-      return 'Wrong number of arguments in buffer limit configuration.';
+    if (name === 'notify-keyspace-events') {
+      // kept in Redis's printed form: CONFIG GET shows what Redis would
+      const flags = parseNotifyFlags(String(v));
+      if (flags === undefined) return kNotifyError;
+      this.values.set(name, formatNotifyFlags(flags));
+      return undefined;
+    }
+    if (name === 'client-output-buffer-limit') {
+      const given = parseOutputLimits(String(v));
+      if (given === undefined) return 'Wrong number of arguments in buffer limit configuration.';
+      // as Redis: the classes named change, the others keep their limits; all three are shown
+      const all = { ...parseOutputLimits(this.str(name)), ...given };
+      this.values.set(name, ['normal', 'slave', 'pubsub'].map((c) => `${c} ${all[c].hard} ${all[c].soft} ${all[c].softSeconds}`).join(' '));
+      return undefined;
     }
     this.values.set(name, v);
     return undefined;
@@ -62,8 +75,8 @@ export class Config {
     return Object.fromEntries(this.values);
   }
 
-  outputLimit(): OutputLimit {
-    return parseOutputLimits(this.str('client-output-buffer-limit'))?.normal ?? { hard: 0, soft: 0, softSeconds: 0 };
+  outputLimit(cls: 'normal' | 'pubsub' = 'normal'): OutputLimit {
+    return parseOutputLimits(this.str('client-output-buffer-limit'))?.[cls] ?? { hard: 0, soft: 0, softSeconds: 0 };
   }
 }
 

@@ -48,6 +48,7 @@ export const kOptions: readonly OptionSpec[] = [
   opt({ name: 'client-query-buffer-limit', type: 'bytes', default: '1gb', min: 1024 * 1024, max: 2 ** 53, mutable: true, description: 'largest incomplete request held for a client before it is closed' }),
   opt({ name: 'client-output-buffer-limit', type: 'string', default: 'normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60', mutable: true, description: 'per class: hard limit, soft limit, soft seconds; for normal clients 0 0 0 = unlimited, like Redis' }),
   // keyspace
+  opt({ name: 'notify-keyspace-events', type: 'string', default: '', mutable: true, description: 'keyspace notifications: Redis\'s class letters (K E g $ l s h z x e t m d n A); empty = off' }),
   opt({ name: 'databases', type: 'int', default: '16', min: 1, max: 32767, mutable: false, description: 'number of logical databases (SELECT 0..n-1)' }),
   // operations
   opt({ name: 'enable-debug-command', type: 'enum', default: 'no', values: ['no', 'yes', 'local'], mutable: false, description: 'allow DEBUG (tests use it to crash a worker); local = loopback and Unix socket clients only' }),
@@ -80,7 +81,7 @@ export const kOptions: readonly OptionSpec[] = [
     ['hz', '10'], ['dynamic-hz', 'yes'], ['activerehashing', 'yes'], ['activedefrag', 'no'],
     ['lazyfree-lazy-eviction', 'no'], ['lazyfree-lazy-expire', 'no'], ['lazyfree-lazy-server-del', 'no'],
     ['lazyfree-lazy-user-del', 'no'], ['lazyfree-lazy-user-flush', 'no'],
-    ['notify-keyspace-events', ''], ['slowlog-log-slower-than', '10000'], ['slowlog-max-len', '128'],
+    ['slowlog-log-slower-than', '10000'], ['slowlog-max-len', '128'],
     ['latency-monitor-threshold', '0'], ['latency-tracking', 'yes'], ['lua-time-limit', '5000'],
     ['busy-reply-threshold', '5000'], ['dir', ''], ['dbfilename', 'dump.rdb'],
     ['appendfilename', 'appendonly.aof'], ['io-threads', '1'], ['io-threads-do-reads', 'no'],

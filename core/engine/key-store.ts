@@ -5,7 +5,7 @@
  */
 import type { Reply, RespError } from './reply';
 import type { Session, WatchedKey } from './session';
-import type { PendingReply } from './pending-reply';
+import type { Noted, PendingReply } from './pending-reply';
 import type { Op } from './ops';
 
 /** kv.type: the Redis type of a key. Collection rows live in their own tables (one per family). */
@@ -57,12 +57,12 @@ export interface KeyStore {
    * rows to the reply. Values: Buffer (sent binary), string (text), null. Unqualified table
    * names resolve in the keyspace schema (search_path).
    */
-  exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply): PendingReply;
+  exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply | Noted): PendingReply;
   /**
    * SET with NX, XX, GET or KEEPTTL: one exact set_cond() call; `map` gets its one row
    * (status int2: 1 set, 0 not set, 2 wrong type; old bytea: the previous string, for GET).
    */
-  setCond(s: Session, key: Buffer, req: SetRequest, map: (rows: Rows) => Reply): PendingReply;
+  setCond(s: Session, key: Buffer, req: SetRequest, map: (rows: Rows) => Reply | Noted): PendingReply;
   del(s: Session, keys: Buffer[]): PendingReply;
   exists(s: Session, keys: Buffer[]): PendingReply;
   /** WATCH: adds the keys (of the session's db) to s.watched at once; OK once they are filled */

@@ -16,7 +16,7 @@
  * command's own reply function (static, declared in its file) turns them into the reply: the
  * lane knows no WRONGTYPE-versus-nil rule and no status code.
  */
-import { PendingReply } from './pending-reply';
+import { PendingReply, type Noted } from './pending-reply';
 import type { Reply } from './reply';
 import type { Rows, Statement } from './key-store';
 import type { WatchedKey } from './session';
@@ -79,7 +79,7 @@ export class StmtOp extends PendingReply {
    * an element is never taken for a client that went away.
    */
   guard: (() => boolean) | undefined = undefined;
-  constructor(readonly stmt: Statement, readonly values: unknown[], readonly map: (rows: Rows) => Reply) {
+  constructor(readonly stmt: Statement, readonly values: unknown[], readonly map: (rows: Rows) => Reply | Noted) {
     super();
   }
 }

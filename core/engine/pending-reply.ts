@@ -9,9 +9,23 @@
  */
 import type { Reply } from './reply';
 
+/**
+ * What a write's statement returned beside its reply that the reply does not show (the key was
+ * emptied, which keys existed…): the command's events function reads it (write-hook.ts). A map
+ * function returns Noted(reply, note); settle() keeps the note on the op and passes the reply on,
+ * so nothing else ever sees a Noted.
+ */
+export type Outcome = number | readonly boolean[];
+
+export class Noted {
+  constructor(readonly reply: Reply, readonly note: Outcome) {}
+}
+
 export class PendingReply implements PromiseLike<Reply> {
   value: Reply = null;
   done = false;
+  /** Noted's note, for the write hook */
+  note: Outcome | undefined = undefined;
   /** the client's reply slot; called once, synchronously, from settle() */
   listener: ((value: Reply) => void) | undefined = undefined;
   private promise: Promise<Reply> | undefined = undefined;
@@ -22,8 +36,12 @@ export class PendingReply implements PromiseLike<Reply> {
    * not a bound arrow: the ops (ops.ts) are PendingReplies, and a closure per command was one
    * more allocation on the GET/SET path.
    */
-  settle(value: Reply): void {
+  settle(value: Reply | Noted): void {
     if (this.done) return;
+    if (value instanceof Noted) {
+      this.note = value.note;
+      value = value.reply;
+    }
     this.value = value;
     this.done = true;
     const listener = this.listener;

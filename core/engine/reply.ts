@@ -34,6 +34,14 @@ export class RespSet {
 export class RespPush {
   constructor(readonly items: Reply[]) {}
 }
+/**
+ * Pub/sub's frames: a message, or a (P|S)(UN)SUBSCRIBE reply, which is one frame per channel
+ * (`SUBSCRIBE a b` answers two). They go out even under CLIENT REPLY OFF|SKIP, as Redis 7's
+ * CLIENT_PUSHING makes them (unit/pubsub "PubSub messages with CLIENT REPLY OFF").
+ */
+export class Pushes {
+  constructor(readonly frames: RespPush[]) {}
+}
 export class RespDouble {
   constructor(readonly value: number) {}
 }
@@ -47,7 +55,7 @@ export class NullArray {}
 
 export type Reply =
   | Buffer | string | number | bigint | null
-  | RespError | Raw | Simple | RespMap | RespSet | RespPush | RespDouble | RespBool | RespVerbatim | NullArray
+  | RespError | Raw | Simple | RespMap | RespSet | RespPush | Pushes | RespDouble | RespBool | RespVerbatim | NullArray
   | Reply[];
 
 export const kNullArray = new NullArray();
@@ -86,6 +94,10 @@ export function writeReply(w: ReplyWriter, r: Reply): void {
   if (r instanceof RespBool) return w.boolean(r.value);
   if (r instanceof RespVerbatim) return w.verbatim(r.format, r.text);
   if (r instanceof NullArray) return w.nullArray();
+  if (r instanceof Pushes) {
+    for (const f of r.frames) writeReply(w, f);
+    return;
+  }
   throw new TypeError('unknown reply value');
 }
 

@@ -8,6 +8,8 @@ import type { CommandTable } from './commands/registry';
 import type { KeyStore } from './key-store';
 import type { WriteHook } from './write-hook';
 import type { BlockedCall, BlockingHost } from './commands/blocking/blocked-call';
+import type { MessageBus } from '../bus/bus';
+import type { Subscriptions } from './commands/pubsub/subscriptions';
 
 export interface ClientFilter {
   id?: number[];
@@ -35,6 +37,8 @@ export interface ServerContext {
   readonly writeHook: WriteHook;
   /** blocked clients' keys and wake-ups (commands/blocking/waits.ts) */
   readonly blocking: BlockingHost;
+  /** pub/sub and wake-ups across workers and instances (core/bus) */
+  readonly bus: MessageBus;
   readonly runId: string;
   readonly startedAt: number;
   readonly workerIndex: number;
@@ -97,10 +101,12 @@ export interface Session {
   blocked: BlockedCall | undefined;
   /** the connection is gone */
   readonly isClosed: boolean;
+  /** a connection's channels and patterns (SUBSCRIBE…); undefined where there is no connection */
+  readonly subscriptions?: Subscriptions;
   /** reply, then close the connection (QUIT) */
   closeAfterReply(): void;
   /** this client's CLIENT LIST line */
   describe(): string;
-  /** RESET: back to a fresh connection's state */
-  reset(): void;
+  /** RESET: back to a fresh connection's state; resolves once its subscriptions are gone everywhere */
+  reset(): Promise<void> | undefined;
 }

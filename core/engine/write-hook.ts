@@ -15,6 +15,7 @@
  */
 import { RespError, type Reply } from './reply';
 import { keysOf, type CommandSpec } from './commands/spec';
+import { PendingReply, type Outcome } from './pending-reply';
 
 /**
  * One event. key null: every key of db (FLUSHDB, SWAPDB); db -1 with key null: every key of
@@ -24,8 +25,17 @@ import { keysOf, type CommandSpec } from './commands/spec';
  */
 export type Emit = (db: number, event: string, key: Buffer | null, maybe: boolean) => void;
 
-/** A write command's events from its line and its (non-error) reply, emitted in Redis's order. */
-export type EventsOf = (emit: Emit, db: number, argv: Buffer[], reply: Reply) => void;
+/**
+ * A write command's events from its line and its (non-error) reply, emitted in Redis's order.
+ * note: what its statement returned beside the reply (pending-reply.ts Noted), undefined when the
+ * command ran where none is kept: the events function then reports what it cannot know as maybe.
+ */
+export type EventsOf = (emit: Emit, db: number, argv: Buffer[], reply: Reply, note: Outcome | undefined) => void;
+
+/** The note a command's run result carries once settled (PendingReply), if any. */
+export function noteOf(result: unknown): Outcome | undefined {
+  return result instanceof PendingReply ? result.note : undefined;
+}
 
 /** What a write command's spec declares: one event name for each of its keys on success, or a function. */
 export type EventDecl = string | EventsOf;
@@ -73,10 +83,10 @@ export class WriteHook {
   };
 
   /** A command's reply became final after its write committed (direct command, or EXEC's queued one). */
-  command(db: number, spec: CommandSpec, argv: Buffer[], reply: Reply): void {
+  command(db: number, spec: CommandSpec, argv: Buffer[], reply: Reply, note?: Outcome): void {
     const decl = spec.events;
     if (decl === undefined || reply instanceof RespError || !this.active) return;
-    if (typeof decl !== 'string') return decl(this.emit, db, argv, reply);
+    if (typeof decl !== 'string') return decl(this.emit, db, argv, reply, note);
     const keys = keysOf(spec, argv);
     if (keys !== undefined) for (const k of keys) this.emit(db, decl, k, false);
   }

@@ -79,6 +79,10 @@ export function renderMetrics(workers: WorkerStats[], p: PrimaryFigures): string
   o.sample('postresp_pg_errors_total', {}, lanes.reduce((a, l) => a + l.stats.errors, 0));
   o.head('postresp_pg_reconnects_total', 'counter', 'Lane reconnection attempts.');
   o.sample('postresp_pg_reconnects_total', {}, lanes.reduce((a, l) => a + l.stats.reconnects, 0));
+  o.head('postresp_batch_transactions_total', 'counter', 'Lane batches of several statements committed as one transaction (--batch-transaction).');
+  o.sample('postresp_batch_transactions_total', {}, lanes.reduce((a, l) => a + l.stats.txBatches, 0));
+  o.head('postresp_batch_transaction_retries_total', 'counter', 'Batch transactions that failed (a statement error or a deadlock) and ran again statement by statement.');
+  o.sample('postresp_batch_transaction_retries_total', {}, lanes.reduce((a, l) => a + l.stats.txRetries, 0));
   o.head('postresp_sweeper_deleted_total', 'counter', 'Expired keys deleted by the active sweeper.');
   o.sample('postresp_sweeper_deleted_total', {}, p.sweeperDeleted);
   if (p.embeddedPg) {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:bus -- [transport|latency|fanout|redis|writers|all] [--seconds N] [--rates 5000,20000]`
+ * `npm run bench:bus -- [transport|latency|fanout|redis|writers|pubsub|all] [--seconds N] [--rates 5000,20000]`
  * Benchmarks of the message bus (docs/messaging.md, docs/BENCHMARKS.md):
  *
  *   transport  one worker thread to another: through the primary, BroadcastChannel, SAB ring
@@ -7,6 +7,8 @@
  *              processes through Postgres (LISTEN/NOTIFY), open loop at each rate
  *   fanout     one publisher, 100 subscribers (two workers of the other instance or process)
  *   redis      the same open loop against redis-server (ioredis publisher and subscriber)
+ *   pubsub     PUBLISH/SUBSCRIBE through the commands: redis-server, one PostRESP, two PostRESP
+ *              instances (./pubsub-bench.ts), latency at each rate and fan-out 1 → 100
  *   writers    what waking blocked clients costs writers: one-row upsert transactions with
  *              nothing / wake() with nobody listening / wake() with another instance waiting /
  *              NOTIFY inside the writer's own transaction
@@ -25,6 +27,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../core/primary
 import { startBusNode, type Role, type SubResult } from './node';
 import { transportBench } from './transport-bench';
 import { writersBench } from './writers-bench';
+import { pubsubBench } from './pubsub-bench';
 
 interface Db { url: string; schema: string; startupOptions: string }
 
@@ -201,6 +204,7 @@ async function main(): Promise<void> {
     if (what === 'redis' || what === 'all') await redis();
     if (what === 'fanout' || what === 'all') await fanout();
     if (what === 'writers' || what === 'all') await writersBench(database, seconds, argv);
+    if (what === 'pubsub' || what === 'all') await pubsubBench(database, seconds, rates);
   } finally {
     await embedded?.stop();
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });

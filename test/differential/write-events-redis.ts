@@ -13,6 +13,19 @@ export type Event = [number, string, string | null];
 
 const kFence = 'postresp-test-fence';
 
+/**
+ * One case on `cmd`: its setup with notifications off (from an empty keyspace, ending in db 0),
+ * then its command with notify-keyspace-events `flags`; the command's reply.
+ */
+export async function runCase(cmd: RawClient, { setup, cmd: line }: EventCase, flags: string): Promise<Value> {
+  await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', '');
+  await cmd.call('FLUSHALL');
+  for (const s of setup) await cmd.call(...s);
+  await cmd.call('SELECT', '0');
+  await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', flags);
+  return cmd.call(...line);
+}
+
 export async function redisEvents(port: number, cases: readonly EventCase[]): Promise<{ events: Event[][]; replies: Value[] }> {
   const sub = await RawClient.connect(port);
   const cmd = await RawClient.connect(port);
@@ -22,13 +35,7 @@ export async function redisEvents(port: number, cases: readonly EventCase[]): Pr
     const events: Event[][] = [];
     const replies: Value[] = [];
     for (let i = 0; i < cases.length; i++) {
-      const { setup, cmd: line } = cases[i];
-      await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', '');
-      await cmd.call('FLUSHALL');
-      for (const s of setup) await cmd.call(...s);
-      await cmd.call('SELECT', '0');
-      await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', 'KEA');
-      replies.push(await cmd.call(...line));
+      replies.push(await runCase(cmd, cases[i], 'KEA'));
       await cmd.call('PUBLISH', kFence, String(i));
       const got: Event[] = [];
       for (;;) {

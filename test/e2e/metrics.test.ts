@@ -45,6 +45,8 @@ describe('admin HTTP and latency figures', () => {
     assert.match(text, /^postresp_batch_size_bucket\{worker="\d",lane="\d",le="\+Inf"\} \d+$/m);
     assert.match(text, /^postresp_lane_connected\{worker="0",lane="0"\} 1$/m);
     assert.match(text, /^# TYPE postresp_pg_reconnects_total counter$/m);
+    assert.match(text, /^postresp_batch_transactions_total \d+$/m);
+    assert.match(text, /^postresp_batch_transaction_retries_total \d+$/m);
   });
 
   it('/healthz answers 200 while Postgres answers', async () => {

@@ -7,7 +7,7 @@ import type { Reply } from '../../core/engine/reply';
 import type { Session } from '../../core/engine/session';
 import { kOk } from '../../core/engine/shared-replies';
 import { StmtOp, type Op } from '../../core/engine/ops';
-import type { PendingReply } from '../../core/engine/pending-reply';
+import { Noted, type PendingReply } from '../../core/engine/pending-reply';
 import { kKeySql } from '../../core/engine/commands/keys/sql';
 import { kStringSql } from '../../core/engine/commands/string/sql';
 import { encodeBufferArray, int2Array, int8 } from '../../core/engine/pg-driver/binary-array';
@@ -15,11 +15,11 @@ import { encodeBufferArray, int2Array, int8 } from '../../core/engine/pg-driver/
 export abstract class StatementStore {
   abstract submit<T extends Op>(s: Session, op: T): T;
 
-  exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply): PendingReply {
+  exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply | Noted): PendingReply {
     return this.submit(s, new StmtOp(stmt, values, map));
   }
 
-  setCond(s: Session, key: Buffer, req: SetRequest, map: (rows: Rows) => Reply): PendingReply {
+  setCond(s: Session, key: Buffer, req: SetRequest, map: (rows: Rows) => Reply | Noted): PendingReply {
     const values = [String(s.db), key, req.value, req.expiresAt === null ? null : int8(req.expiresAt),
       String(req.cond), req.keepTtl ? 'true' : 'false', req.get ? 'true' : 'false', int8(Date.now())];
     return this.exec(s, kStringSql.setCond, values, map);
@@ -30,8 +30,14 @@ export abstract class StatementStore {
     return this.exec(s, stmt, values, firstValue);
   }
 
+  /** the count, noted with which of the keys were deleted (the write hook's `del` events) */
   del(s: Session, keys: Buffer[]): PendingReply {
-    return this.keyStmt(s, kKeySql.del, keys);
+    const values = [int2Array(keys.map(() => s.db)), encodeBufferArray(keys), int8(Date.now())];
+    return this.exec(s, kKeySql.del, values, (rows) => {
+      const deleted = new Array<boolean>(keys.length).fill(false);
+      for (const i of (rows[0][1] ?? []) as number[]) deleted[i - 1] = true;
+      return new Noted(rows[0][0] as number, deleted);
+    });
   }
 
   exists(s: Session, keys: Buffer[]): PendingReply {

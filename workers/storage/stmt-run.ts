@@ -5,6 +5,7 @@
  */
 import type { BatchOp, StmtOp } from '../../core/engine/ops';
 import type { Reply } from '../../core/engine/reply';
+import type { Noted } from '../../core/engine/pending-reply';
 import { int8 } from '../../core/engine/pg-driver/binary-array';
 import { typedRows } from '../../core/engine/pg-driver/typed-rows';
 import type { Pipeline } from './pipeline';
@@ -14,7 +15,7 @@ export function sendStmt(p: Pipeline, op: StmtOp): void {
   if (op.guard !== undefined && !op.guard()) return op.settle(null);
   p.send(op.stmt.text, op.values, (err, res) => {
     if (err) return p.fail([op], err);
-    let reply: Reply;
+    let reply: Reply | Noted;
     try {
       reply = op.map(typedRows(res!));
     } catch (e) {

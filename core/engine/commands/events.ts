@@ -6,6 +6,7 @@
  */
 import { NullArray, RespSet, type Reply } from '../reply';
 import type { Emit, EventsOf } from '../write-hook';
+import type { Outcome } from '../pending-reply';
 
 /** The reply says the command did something: OK, 1, a count above 0, a value, a non-empty array. */
 export function done(r: Reply): boolean {
@@ -25,23 +26,35 @@ export function whenDone(event: string): EventsOf {
 }
 
 /**
+ * `del` when the note says so (1: the key went, the destination existed…), nothing when it says
+ * not (0), and maybe without a note (the command ran where none is kept).
+ */
+function delIf(emit: Emit, db: number, key: Buffer, note: Outcome | undefined): void {
+  if (note === undefined) emit(db, 'del', key, true);
+  else if (note === 1) emit(db, 'del', key, false);
+}
+
+/**
  * HDEL, SREM, ZREM, LREM, ZREMRANGEBY…: `event` when something went, then `del` when that emptied
- * the key, which the reply does not show (a count, not what is left): maybe.
+ * the key (the note: the reply is a count, not what is left).
  */
 export function whenRemoved(event: string): EventsOf {
-  return (emit, db, argv, reply) => {
+  return (emit, db, argv, reply, note) => {
     if (!done(reply)) return;
     emit(db, event, argv[1], false);
-    emit(db, 'del', argv[1], true);
+    delIf(emit, db, argv[1], note);
   };
 }
 
 /**
  * SINTERSTORE, ZUNIONSTORE, ZRANGESTORE…: `event` on the destination (argv[1]) when the result
- * has members; an empty result deletes it, and Redis fires `del` only if it existed: maybe.
+ * has members; an empty result deletes it, and Redis fires `del` only if it existed (the note).
  */
 export function stored(event: string): EventsOf {
-  return (emit, db, argv, reply) => emit(db, done(reply) ? event : 'del', argv[1], !done(reply));
+  return (emit, db, argv, reply, note) => {
+    if (done(reply)) emit(db, event, argv[1], false);
+    else delIf(emit, db, argv[1], note);
+  };
 }
 
 /** Elements a pop replied with: flat [m, s, m, s…] pairs count once each when `pairs`. */
@@ -51,13 +64,14 @@ function poppedCount(reply: Reply, pairs: boolean): number {
 }
 
 /**
- * A pop from `key`: `event`, then `del` when it took the last element — certain when it got
- * fewer than it asked for, otherwise the reply cannot tell (maybe). count undefined: the
+ * A pop from `key`: `event`, then `del` when it took the last element (the note 1) — without a
+ * note, certain when it got fewer than it asked for, else maybe. count undefined: the
  * single-element form (its reply is the element, or nil).
  */
 export function popEvents(emit: Emit, db: number, key: Buffer, event: string, count: bigint | undefined,
-  reply: Reply, pairs = false): void {
+  reply: Reply, pairs = false, note?: Outcome): void {
   if (count === undefined ? reply === null || reply instanceof NullArray : !done(reply)) return;
   emit(db, event, key, false);
-  emit(db, 'del', key, count === undefined || BigInt(poppedCount(reply, pairs)) >= count);
+  if (note !== undefined) delIf(emit, db, key, note);
+  else emit(db, 'del', key, count === undefined || BigInt(poppedCount(reply, pairs)) >= count);
 }

@@ -14,12 +14,12 @@ import { RespError, type Reply } from '../reply';
 import { Err } from '../resp-errors';
 import type { Session } from '../session';
 import type { Rows, Statement } from '../key-store';
-import type { PendingReply } from '../pending-reply';
+import { Noted, type PendingReply } from '../pending-reply';
 import { encodeBufferArray, int8 } from '../pg-driver/binary-array';
 
 export { encodeBufferArray, int8 };
 
-export function exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply): PendingReply {
+export function exec(s: Session, stmt: Statement, values: unknown[], map: (rows: Rows) => Reply | Noted): PendingReply {
   return s.server.store.exec(s, stmt, values, map);
 }
 
@@ -32,7 +32,7 @@ export const nowArg = (now: number | bigint = Date.now()): Buffer => int8(now);
  * The reply of a read whose rows start with kv.type: `empty` when the key is missing, WRONGTYPE
  * when it holds another type, else map(rows).
  */
-export function typedRead(type: number, empty: Reply, map: (rows: Rows) => Reply): (rows: Rows) => Reply {
+export function typedRead(type: number, empty: Reply, map: (rows: Rows) => Reply | Noted): (rows: Rows) => Reply | Noted {
   return (rows) => {
     if (rows.length === 0) return empty;
     if (rows[0][0] !== type) return Err.wrongType;
@@ -41,13 +41,26 @@ export function typedRead(type: number, empty: Reply, map: (rows: Rows) => Reply
 }
 
 /** A function's status column (first) mapped to its error; status ≥ 0 and not an error → map(rows). */
-export function statusReply(errors: Record<number, RespError>, map: (rows: Rows) => Reply): (rows: Rows) => Reply {
+export function statusReply(errors: Record<number, RespError>, map: (rows: Rows) => Reply | Noted): (rows: Rows) => Reply | Noted {
   return (rows) => {
     const status = rows[0][0] as number;
     if (status === 2) return Err.wrongType;
     const e = errors[status];
     return e ?? map(rows);
   };
+}
+
+/**
+ * (status, n, flag): the count as the reply, the flag as its note for the write hook (the key
+ * went: HDEL, SREM, LREM…; the destination existed: S*STORE, Z*STORE).
+ */
+export function countNoted(rows: Rows): Noted {
+  return new Noted(int8Reply(rows[0][1]), rows[0][2] === true ? 1 : 0);
+}
+
+/** reply, with the note 1 when column `col` of the first row is true (a pop took the last element) */
+export function goneNoted(rows: Rows, col: number, reply: Reply): Noted {
+  return new Noted(reply, rows[0][col] === true ? 1 : 0);
 }
 
 /** A family function's (status, count) as the reply: WRONGTYPE for status 2, else the count (SADD, LPUSH, HSET). */

@@ -26,6 +26,7 @@ import { kListCommands } from './list';
 import { kZsetCommands } from './zset';
 import { kScriptingCommands } from './scripting';
 import { kStreamCommands } from './stream';
+import { kPubsubCommands } from './pubsub';
 
 export const kConnectionCommands: CommandSpec[] = [auth, client, echo, hello, ping, quit, reset, select];
 export const kServerCommands: CommandSpec[] = [command, config, debug, info, latency, save, bgsave, lastsave, shutdown, time];
@@ -35,7 +36,7 @@ export function allCommands(): CommandSpec[] {
   return [...kConnectionCommands, ...kServerCommands, ...kStringCommands, ...kKeyCommands, ...kTransactionCommands,
     ...kHashCommands, ...kSetCommands, ...kListCommands,
     ...kZsetCommands,
-    ...kScriptingCommands, ...kStreamCommands];
+    ...kScriptingCommands, ...kStreamCommands, ...kPubsubCommands];
 }
 
 export function buildCommandTable(): CommandTable {

@@ -15,6 +15,7 @@
  * blocked client); CLIENT LIST shows `b` and INFO counts it from `registering` on.
  */
 import { StmtOp } from '../../ops';
+import { Noted, PendingReply } from '../../pending-reply';
 import { RespError, type Reply } from '../../reply';
 import { Err } from '../../resp-errors';
 import type { Rows, Statement } from '../../key-store';
@@ -74,8 +75,8 @@ export class BlockedCall {
   private ending: Reply | undefined = undefined;
   private timer: NodeJS.Timeout | undefined = undefined;
   private deadline = 0;
-  private resolve!: (r: Reply) => void;
-  readonly reply = new Promise<Reply>((r) => (this.resolve = r));
+  /** settled once; a served pop's reply carries its note (emptiedNote) for the write hook */
+  readonly reply = new PendingReply();
 
   constructor(private readonly s: Session, private readonly host: BlockingHost, private readonly plan: BlockingPlan,
     timeoutMs: number) {
@@ -181,9 +182,9 @@ export class BlockedCall {
     if (r !== kDisconnected) this.settle(r);
   }
 
-  private finish(reply: Reply, key?: Buffer, rest = 0): void {
+  private finish(reply: Reply, key: Buffer, rest: number): void {
     this.stop();
-    this.settle(reply);
+    this.settle(new Noted(reply, emptiedNote(rest)));
     // more elements than this waiter took: the next waiter's turn
     if (key !== undefined && rest > 0) this.host.wake(this.plan.db, key);
   }
@@ -197,10 +198,15 @@ export class BlockedCall {
     if (this.timer !== undefined) clearTimeout(this.timer);
   }
 
-  private settle(r: Reply): void {
+  private settle(r: Reply | Noted): void {
     if (this.s.blocked === this) this.s.blocked = undefined;
-    this.resolve(r);
+    this.reply.settle(r);
   }
+}
+
+/** The events' note of a served pop (events.ts delIf): 1 when it took the key's last element. */
+export function emptiedNote(rest: number): number {
+  return rest === 0 ? 1 : 0;
 }
 
 function s_exec(s: Session, stmt: Statement, values: unknown[], done: (rows: Rows) => void): void {

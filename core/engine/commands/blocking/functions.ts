@@ -1,5 +1,5 @@
 /**
- * The blocking pops' server-side functions (docs/blocking.md). blocked_waiters (schema v7) holds
+ * The blocking pops' server-side functions (docs/blocking.md). blocked_waiters (schema v9) holds
  * one row per key of each blocked call, numbered by a sequence in the order the calls blocked.
  * Every wake-up reaches every waiter of a key (all workers, all instances); each re-runs its pop
  * with its number, and the pop serves it only when no live waiter with a smaller number waits on

@@ -13,7 +13,8 @@ import { defineCommand } from '../define';
 import { popEvents } from '../events';
 import { encodeBufferArray, nowArg } from '../exec';
 import type { CommandSpec } from '../spec';
-import { BlockedCall, type BlockingPlan } from './blocked-call';
+import { Noted } from '../../pending-reply';
+import { BlockedCall, emptiedNote, type BlockingPlan } from './blocked-call';
 import { blockingAllowed } from './context';
 import { parseTimeout } from './timeout';
 
@@ -38,10 +39,11 @@ export function blockingCommand(spec: Spec, parse: (s: Session, argv: Buffer[]) 
   });
 }
 
-function nonBlocking(rows: Rows, plan: BlockingPlan): Reply {
+function nonBlocking(rows: Rows, plan: BlockingPlan): Reply | Noted {
   if (rows[0][0] === 0) return plan.emptyReply === undefined ? plan.timeoutReply : plan.emptyReply;
   for (const r of rows) if (r[0] === 2) return Err.wrongType;
-  return plan.reply(rows);
+  const last = rows[rows.length - 1];
+  return new Noted(plan.reply(rows), emptiedNote(Number(last[last.length - 1])));
 }
 
 /** The status-1 rows of a served pop (the elements; the status 5 row is left out). */
@@ -79,20 +81,18 @@ export function countedKeys(stmt: Statement, where: (arg: Buffer) => boolean | u
   };
 }
 
-/** BLPOP, BZPOPMIN…: `event` on the key the reply names, then `del` when that emptied it (maybe). */
+/** BLPOP, BZPOPMIN…: `event` on the key the reply names, then `del` when that emptied it (the note). */
 export function servedKeyEvents(event: string): EventsOf {
-  return (emit, db, _argv, reply) => {
-    if (!Array.isArray(reply)) return;
-    emit(db, event, reply[0] as Buffer, false);
-    emit(db, 'del', reply[0] as Buffer, true);
+  return (emit, db, _argv, reply, note) => {
+    if (Array.isArray(reply)) popEvents(emit, db, reply[0] as Buffer, event, undefined, reply, false, note);
   };
 }
 
 /** BLMPOP, BZMPOP: the pop's events on the key the reply names (popEvents with the COUNT asked). */
 export function countedPopEvents(where: (arg: Buffer) => boolean | undefined, events: [string, string], pairs: boolean): EventsOf {
-  return (emit, db, argv, reply) => {
+  return (emit, db, argv, reply, note) => {
     const p = parseMpop(argv, 2, where);
     if (!Array.isArray(reply) || p instanceof RespError) return;
-    popEvents(emit, db, reply[0] as Buffer, p.where ? events[0] : events[1], p.count, reply[1], pairs);
+    popEvents(emit, db, reply[0] as Buffer, p.where ? events[0] : events[1], p.count, reply[1], pairs, note);
   };
 }

@@ -61,10 +61,12 @@ export function lockOrCreate(s: string, type: number, card: string, rows: string
 /**
  * dst (p_dst) := a new key of `type` holding n elements, whatever it held (a WATCH mark becomes
  * it); n = 0 deletes it and returns. The caller then inserts the n rows (S*STORE, Z*STORE).
+ * existed (an OUT bool of the caller): dst held a key, for the `del` Redis fires on an empty result.
  */
 export function replaceKey(s: string, type: number): string {
   return `LOOP
          DELETE FROM ${s}.kv WHERE db = p_db AND key = p_dst AND type <> ${kWatchMark};
+         existed := coalesce(existed, false) OR FOUND;
          IF n = 0 THEN RETURN; END IF;
          INSERT INTO ${s}.kv AS k (db, key, type, card, head, version) VALUES (p_db, p_dst, ${type}, n, 0, txid_current())
            ${kOverMark};
@@ -136,9 +138,13 @@ export function rankRange(empty: string): string {
          IF b >= r.card THEN b := r.card - 1; END IF;`;
 }
 
-/** HDEL / SREM / ZREM, `fn`(db, key, ids, now): n = the elements removed; the key goes when emptied. */
+/**
+ * HDEL / SREM / ZREM, `fn`(db, key, ids, now): n = the elements removed; the key goes when
+ * emptied (gone: the keyspace event `del`).
+ */
 export function removeFunction(s: string, fn: string, t: CollectionTable): string {
-  return `CREATE OR REPLACE FUNCTION ${s}.${fn}(p_db int2, p_key bytea, p_m bytea[], p_now int8, OUT status int2, OUT n int8)
+  return `CREATE OR REPLACE FUNCTION ${s}.${fn}(p_db int2, p_key bytea, p_m bytea[], p_now int8, OUT status int2, OUT n int8,
+       OUT gone bool)
      LANGUAGE plpgsql AS $f$
      DECLARE r record; live bool;
      BEGIN
@@ -146,6 +152,7 @@ export function removeFunction(s: string, fn: string, t: CollectionTable): strin
        DELETE FROM ${s}.${t.table} WHERE db = p_db AND key = p_key AND ${t.id} = ANY (p_m);
        GET DIAGNOSTICS n = ROW_COUNT;
        ${shrinkKey(s, 'n')}
+       gone := n > 0 AND r.card - n <= 0;
      END $f$`;
 }
 

@@ -14,7 +14,8 @@ export const reset = defineCommand({
   acl: ['fast', 'connection'], group: 'connection', since: '6.2.0', summary: 'Resets the connection.',
   run(session) {
     unwatchAll(session);
-    session.reset();
-    return kReset;
+    // answered once no PUBLISH anywhere counts its subscriptions (as UNSUBSCRIBE is)
+    const left = session.reset();
+    return left === undefined ? kReset : left.then(() => kReset);
   },
 });

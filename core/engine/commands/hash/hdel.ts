@@ -2,7 +2,7 @@
  * HDEL key field [field …] — fields removed; the key goes with its last field.
  * https://redis.io/commands/hdel/
  */
-import { encodeBufferArray, dbArg, exec, int8Reply, nowArg, statusReply } from '../exec';
+import { encodeBufferArray, dbArg, exec, nowArg, statusReply, countNoted } from '../exec';
 import { distinct } from '../collection/args';
 import { defineCommand } from '../define';
 import { whenRemoved } from '../events';
@@ -15,5 +15,5 @@ export const hdel = defineCommand({
   group: 'hash', since: '2.0.0', summary: 'Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.',
   complexity: 'O(N) where N is the number of fields to be removed.',
   run: (s, argv) => exec(s, kHashSql.del, [dbArg(s), argv[1], encodeBufferArray(distinct(argv.slice(2))), nowArg()],
-    statusReply({}, (rows) => int8Reply(rows[0][1]))),
+    statusReply({}, countNoted)),
 });

@@ -27,7 +27,7 @@ export const kHashSql = {
   set: call('h_set', 'status, n', 'int2', 'bytea', 'bytea[]', 'bytea[]', 'bool', 'int8'),
   /** a run of HSET / HMSET to one key: the fields that were new (./hset-batch.ts) */
   setNew: call('h_set_new', 'status, field', 'int2', 'bytea', 'bytea[]', 'bytea[]', 'int8'),
-  del: call('h_del', 'status, n', 'int2', 'bytea', 'bytea[]', 'int8'),
+  del: call('h_del', 'status, n, gone', 'int2', 'bytea', 'bytea[]', 'int8'),
   incrBy: call('h_incrby', 'status, result::text', 'int2', 'bytea', 'bytea', 'int8', 'int8'),
   incrByFloat: call('h_incrbyfloat', 'status, result', 'int2', 'bytea', 'bytea', 'bytea', 'int8'),
 } satisfies Record<string, Statement>;

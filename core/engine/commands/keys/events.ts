@@ -8,14 +8,26 @@ import { done } from '../events';
 import type { EventsOf } from '../../write-hook';
 
 /**
- * DEL, UNLINK: `del` for each key that existed, in argument order. The reply counts them: all
- * or none is certain, anything between leaves which ones open (maybe each).
+ * DEL, UNLINK: `del` for each key that existed, in argument order (a repeated key once). The
+ * note says which were deleted (per argument); without it the reply's count leaves that open
+ * unless it is all or none (maybe each).
  */
-export const delEvents: EventsOf = (emit, db, argv, reply) => {
+export const delEvents: EventsOf = (emit, db, argv, reply, note) => {
   if (!done(reply)) return;
+  const deleted = Array.isArray(note) ? note : undefined;
   const keys: Buffer[] = [];
-  for (let i = 1; i < argv.length; i++) if (!keys.some((k) => k.equals(argv[i]))) keys.push(argv[i]);
-  for (const k of keys) emit(db, 'del', k, keys.length !== reply);
+  const hit: boolean[] = [];
+  for (let i = 1; i < argv.length; i++) {
+    const at = keys.findIndex((k) => k.equals(argv[i]));
+    if (at < 0) {
+      keys.push(argv[i]);
+      hit.push(deleted?.[i - 1] === true);
+    } else if (deleted?.[i - 1] === true) hit[at] = true;
+  }
+  keys.forEach((k, i) => {
+    if (deleted === undefined) emit(db, 'del', k, keys.length !== reply);
+    else if (hit[i]) emit(db, 'del', k, false);
+  });
 };
 
 /**

@@ -8,12 +8,14 @@ import { call } from '../function-call';
 import { kWatchMark, live } from '../kv-row';
 
 export const kKeySql = {
-  /** DEL: rows deleted that were still live count (an expired key is already gone for Redis);
+  /** DEL: rows deleted that were still live count (an expired key is already gone for Redis),
+   *  and their positions in the key list (1-based: the keyspace event `del` on each);
    *  WATCH marks stay (transactions/functions.ts): deleting an absent key touches nothing */
   del: {
-    text: `WITH d AS (DELETE FROM kv USING unnest($1::int2[], $2::bytea[]) AS t(db, key)
-             WHERE kv.db = t.db AND kv.key = t.key AND kv.type <> ${kWatchMark} RETURNING kv.expires_at)
-           SELECT count(*) FILTER (WHERE ${live('d', '$3::int8')})::int4 FROM d`,
+    text: `WITH d AS (DELETE FROM kv USING unnest($1::int2[], $2::bytea[]) WITH ORDINALITY AS t(db, key, i)
+             WHERE kv.db = t.db AND kv.key = t.key AND kv.type <> ${kWatchMark} RETURNING kv.expires_at, t.i)
+           SELECT count(*) FILTER (WHERE ${live('d', '$3::int8')})::int4,
+             array_agg(d.i::int4) FILTER (WHERE ${live('d', '$3::int8')}) FROM d`,
   },
   /** EXISTS counts a key once per mention, as Redis does */
   exists: {

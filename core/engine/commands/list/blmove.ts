@@ -33,8 +33,8 @@ function plan(s: Session, src: Buffer, dst: Buffer, fromLeft: boolean, toLeft: b
 }
 
 /** LMOVE's events when an element moved: a timeout's reply is a null array here, not nil */
-const onlyMoved = (events: EventsOf): EventsOf => (emit, db, argv, reply) => {
-  if (Buffer.isBuffer(reply)) events(emit, db, argv, reply);
+const onlyMoved = (events: EventsOf): EventsOf => (emit, db, argv, reply, note) => {
+  if (Buffer.isBuffer(reply)) events(emit, db, argv, reply, note);
 };
 
 const shared = {

@@ -41,26 +41,27 @@ export function listFunctions(s: string): string[] {
     // given: the tail delete had none above, so its generic plan walked every index entry past the
     // tail (the dead ones of earlier RPOPs until VACUUM) or the whole table: RPOP fell from
     // 5k/s to under 300/s within 30k pops of a 100k list (docs/BENCHMARKS.md "Draining").
+    // gone: the pop took the last element (the keyspace event `del`)
     `CREATE OR REPLACE FUNCTION ${s}.l_pop(p_db int2, p_key bytea, p_count int8, p_left bool, p_now int8)
-     RETURNS TABLE (status int2, value bytea) LANGUAGE plpgsql AS $f$
+     RETURNS TABLE (status int2, value bytea, gone bool) LANGUAGE plpgsql AS $f$
      #variable_conflict use_column
      DECLARE r record; live bool; c int8; lo int8;
      BEGIN
-       ${lockKey(s, kList, 'p_key', 'r', 'live', 'status := 2; value := NULL; RETURN NEXT; RETURN;')}
+       ${lockKey(s, kList, 'p_key', 'r', 'live', 'status := 2; value := NULL; gone := NULL; RETURN NEXT; RETURN;')}
        IF NOT live THEN RETURN; END IF;
-       IF p_count = 0 THEN status := 1; value := NULL; RETURN NEXT; RETURN; END IF;
+       IF p_count = 0 THEN status := 1; value := NULL; gone := false; RETURN NEXT; RETURN; END IF;
        c := least(p_count, r.card);
        lo := CASE WHEN p_left THEN r.head ELSE r.head + r.card - c END;
        IF c = r.card THEN
          -- the last elements: read them, and the key goes (its rows with it: trigger kv_deleted)
-         RETURN QUERY SELECT 1::int2, l.value FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_key
+         RETURN QUERY SELECT 1::int2, l.value, true FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_key
            AND l.pos BETWEEN lo AND lo + c - 1 ORDER BY CASE WHEN p_left THEN l.pos ELSE -l.pos END;
          DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key;
          RETURN;
        END IF;
        RETURN QUERY WITH d AS (DELETE FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_key
            AND l.pos BETWEEN lo AND lo + c - 1 RETURNING l.pos, l.value)
-         SELECT 1::int2, d.value FROM d ORDER BY CASE WHEN p_left THEN d.pos ELSE -d.pos END;
+         SELECT 1::int2, d.value, false FROM d ORDER BY CASE WHEN p_left THEN d.pos ELSE -d.pos END;
        UPDATE ${s}.kv SET card = card - c, head = CASE WHEN p_left THEN head + c ELSE head END, version = txid_current()
          WHERE db = p_db AND key = p_key;
      END $f$`,
@@ -98,9 +99,10 @@ export function listFunctions(s: string): string[] {
        END IF;
        n := r.card + 1;
      END $f$`,
-    // LREM key count element: the matches go, then the shorter side closes the gaps
+    // LREM key count element: the matches go, then the shorter side closes the gaps; gone: the
+    // last ones went
     `CREATE OR REPLACE FUNCTION ${s}.l_rem(p_db int2, p_key bytea, p_count int8, p_v bytea, p_now int8,
-       OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
+       OUT status int2, OUT n int8, OUT gone bool) LANGUAGE plpgsql AS $f$
      DECLARE r record; live bool; lo int8; hi int8;
      BEGIN
        ${lockForCount(s, kList)}
@@ -111,7 +113,8 @@ export function listFunctions(s: string): string[] {
        d AS (DELETE FROM ${s}.lists l USING m WHERE l.db = p_db AND l.key = p_key AND l.pos = m.pos RETURNING l.pos)
        SELECT count(*), min(pos), max(pos) INTO n, lo, hi FROM d;
        IF n = 0 THEN RETURN; END IF;
-       IF n = r.card THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; RETURN; END IF;
+       gone := n = r.card;
+       IF gone THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; RETURN; END IF;
        IF r.head + r.card - 1 - lo <= hi - r.head THEN
          UPDATE ${s}.lists l SET pos = q.np FROM (
            SELECT pos, lo + row_number() OVER (ORDER BY pos) - 1 AS np FROM ${s}.lists
@@ -126,30 +129,34 @@ export function listFunctions(s: string): string[] {
          UPDATE ${s}.kv SET card = card - n, head = head + n, version = txid_current() WHERE db = p_db AND key = p_key;
        END IF;
      END $f$`,
-    // LTRIM key start stop (Redis's index arithmetic); an empty result deletes the key
-    `CREATE OR REPLACE FUNCTION ${s}.l_trim(p_db int2, p_key bytea, p_start int8, p_stop int8, p_now int8, OUT status int2)
+    // LTRIM key start stop (Redis's index arithmetic); an empty result deletes the key.
+    // ev: 0 the key was missing, 1 trimmed, 2 trimmed to nothing (keyspace events ltrim, del)
+    `CREATE OR REPLACE FUNCTION ${s}.l_trim(p_db int2, p_key bytea, p_start int8, p_stop int8, p_now int8, OUT status int2,
+       OUT ev int2)
      LANGUAGE plpgsql AS $f$
      DECLARE r record; live bool; a int8 := p_start; b int8 := p_stop; lt int8; rt int8;
      BEGIN
        ${lockKey(s, kList)}
-       status := 1;
+       status := 1; ev := 0;
        IF NOT live THEN RETURN; END IF;
+       ev := 2;
        ${rankRange(`DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; RETURN;`)}
+       ev := 1;
        lt := a; rt := r.card - b - 1;
        DELETE FROM ${s}.lists WHERE db = p_db AND key = p_key AND (pos < r.head + lt OR pos > r.head + r.card - 1 - rt);
        UPDATE ${s}.kv SET card = card - lt - rt, head = head + lt, version = txid_current() WHERE db = p_db AND key = p_key;
      END $f$`,
     // LMOVE / RPOPLPUSH: status 0 = source missing (nil), 1 = moved (value); both kv rows are
-    // locked in key order first
+    // locked in key order first; gone: the source gave its last element
     `CREATE OR REPLACE FUNCTION ${s}.l_move(p_db int2, p_src bytea, p_dst bytea, p_from_left bool, p_to_left bool, p_now int8,
-       OUT status int2, OUT value bytea) LANGUAGE plpgsql AS $f$
+       OUT status int2, OUT value bytea, OUT gone bool) LANGUAGE plpgsql AS $f$
      DECLARE r record; live bool; d record; dlive bool; p int8;
      BEGIN
        LOOP
          ${lockPair(s, kList)}
          p := CASE WHEN p_from_left THEN r.head ELSE r.head + r.card - 1 END;
          SELECT l.value INTO value FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_src AND l.pos = p;
-         status := 1;
+         status := 1; gone := false;
          IF p_src = p_dst THEN
            IF p_from_left <> p_to_left THEN
              UPDATE ${s}.lists SET pos = CASE WHEN p_to_left THEN r.head - 1 ELSE r.head + r.card END
@@ -170,7 +177,8 @@ export function listFunctions(s: string): string[] {
            UPDATE ${s}.kv SET card = card + 1, head = head - CASE WHEN p_to_left THEN 1 ELSE 0 END, version = txid_current()
              WHERE db = p_db AND key = p_dst;
          END IF;
-         IF r.card = 1 THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_src;
+         gone := r.card = 1;
+         IF gone THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_src;
          ELSE
            DELETE FROM ${s}.lists WHERE db = p_db AND key = p_src AND pos = p;
            UPDATE ${s}.kv SET card = card - 1, head = head + CASE WHEN p_from_left THEN 1 ELSE 0 END, version = txid_current()
@@ -181,7 +189,7 @@ export function listFunctions(s: string): string[] {
      END $f$`,
     // LMPOP: the first key (in argument order) holding a list gives up to p_count elements;
     // another type on the way is WRONGTYPE. Rows: (status, key, value).
-    mpopFunction(s, 'l_mpop', kList, 'p_left', 'l_pop', [['value', 'bytea']]),
+    mpopFunction(s, 'l_mpop', kList, 'p_left', 'l_pop', [['value', 'bytea'], ['gone', 'bool']]),
     // BLPOP, BRPOP, BLMPOP: l_pop of the first non-empty key whose first waiter this is
     blockingPopFunction(s, { fn: 'b_lpop', type: kList, params: 'p_left bool, p_count int8',
       pop: `${s}.l_pop(p_db, mk, p_count, p_left, p_now)`, columns: [['value', 'bytea']] }),

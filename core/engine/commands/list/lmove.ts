@@ -6,7 +6,7 @@
  */
 import { Err } from '../../resp-errors';
 import { eqIgnoreCase } from '../args';
-import { dbArg, exec, nowArg, statusReply } from '../exec';
+import { dbArg, exec, goneNoted, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { lmoveEvents, rpoplpushEvents } from './events';
 import type { CommandSpec } from '../spec';
@@ -21,7 +21,7 @@ export function side(b: Buffer): boolean | undefined {
 
 function move(s: Parameters<CommandSpec['run']>[0], src: Buffer, dst: Buffer, fromLeft: boolean, toLeft: boolean) {
   return exec(s, kListSql.move, [dbArg(s), src, dst, fromLeft ? 'true' : 'false', toLeft ? 'true' : 'false', nowArg()],
-    statusReply({}, (rows) => (rows[0][0] === 0 ? null : rows[0][1] as Buffer)));
+    statusReply({}, (rows) => (rows[0][0] === 0 ? null : goneNoted(rows, 2, rows[0][1] as Buffer))));
 }
 
 export const lmove = defineCommand({

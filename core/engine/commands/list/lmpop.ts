@@ -5,7 +5,7 @@
  */
 import { RespError, kNullArray } from '../../reply';
 import { parseMpop } from '../collection/args';
-import { encodeBufferArray, dbArg, exec, nowArg, statusReply } from '../exec';
+import { dbArg, encodeBufferArray, exec, goneNoted, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { lmpopEvents } from './events';
 import { kCountedKeys } from '../spec';
@@ -22,6 +22,6 @@ export const lmpop = defineCommand({
     if (p instanceof RespError) return p;
     return exec(s, kListSql.mpop, [dbArg(s), encodeBufferArray(p.keys), p.where ? 'true' : 'false', String(p.count), nowArg()],
       (rows) => (rows.length === 0 ? kNullArray
-        : statusReply({}, () => [rows[0][1] as Buffer, rows.map((r) => r[2] as Buffer)])(rows)));
+        : statusReply({}, () => goneNoted(rows, 3, [rows[0][1] as Buffer, rows.map((r) => r[2] as Buffer)]))(rows)));
   },
 });

@@ -4,7 +4,7 @@
  * https://redis.io/commands/lpop/
  */
 import { RespError, kNullArray } from '../../reply';
-import { dbArg, exec, nowArg, statusReply } from '../exec';
+import { dbArg, exec, goneNoted, nowArg, statusReply } from '../exec';
 import { positiveLong } from '../collection/args';
 import { defineCommand } from '../define';
 import { listPopEvents } from './events';
@@ -27,7 +27,7 @@ function pop(name: string, left: boolean, summary: string): CommandSpec {
       }
       return exec(s, kListSql.pop, [dbArg(s), argv[1], String(count), left ? 'true' : 'false', nowArg()], (rows) => {
         if (rows.length === 0) return single ? null : kNullArray;
-        return statusReply({}, () => (single ? rows[0][1] as Buffer
+        return statusReply({}, () => goneNoted(rows, 2, single ? rows[0][1] as Buffer
           : rows.filter((r) => r[1] !== null).map((r) => r[1] as Buffer)))(rows);
       });
     },

@@ -5,7 +5,7 @@
  */
 import { Err } from '../../resp-errors';
 import { parseI64 } from '../args';
-import { dbArg, exec, int8Reply, int8, nowArg, statusReply } from '../exec';
+import { dbArg, exec, int8, nowArg, statusReply, countNoted } from '../exec';
 import { defineCommand } from '../define';
 import { whenRemoved } from '../events';
 import { kOneKey } from '../spec';
@@ -19,6 +19,6 @@ export const lrem = defineCommand({
   run(s, argv) {
     const count = parseI64(argv[2]);
     if (count === undefined) return Err.notInteger;
-    return exec(s, kListSql.rem, [dbArg(s), argv[1], int8(count), argv[3], nowArg()], statusReply({}, (rows) => int8Reply(rows[0][1])));
+    return exec(s, kListSql.rem, [dbArg(s), argv[1], int8(count), argv[3], nowArg()], statusReply({}, countNoted));
   },
 });

@@ -2,6 +2,7 @@
  * LTRIM key start stop — keeps elements start…stop; OK. An empty range deletes the key.
  * https://redis.io/commands/ltrim/
  */
+import { Noted } from '../../pending-reply';
 import { Err } from '../../resp-errors';
 import { kOk } from '../../shared-replies';
 import { parseI64 } from '../args';
@@ -20,6 +21,6 @@ export const ltrim = defineCommand({
     const start = parseI64(argv[2]);
     const stop = parseI64(argv[3]);
     if (start === undefined || stop === undefined) return Err.notInteger;
-    return exec(s, kListSql.trim, [dbArg(s), argv[1], int8(start), int8(stop), nowArg()], statusReply({}, () => kOk));
+    return exec(s, kListSql.trim, [dbArg(s), argv[1], int8(start), int8(stop), nowArg()], statusReply({}, (rows) => new Noted(kOk, rows[0][1] as number)));
   },
 });

@@ -40,13 +40,13 @@ export const kListSql = {
            WHERE ${live(7)}`,
   },
   push: call('l_push', 'status, n', 'int2', 'bytea', 'bytea[]', 'bool', 'bool', 'int8'),
-  pop: call('l_pop', 'status, value', 'int2', 'bytea', 'int8', 'bool', 'int8'),
+  pop: call('l_pop', 'status, value, gone', 'int2', 'bytea', 'int8', 'bool', 'int8'),
   set: call('l_set', 'status', 'int2', 'bytea', 'int8', 'bytea', 'int8'),
   insert: call('l_insert', 'status, n', 'int2', 'bytea', 'bool', 'bytea', 'bytea', 'int8'),
-  rem: call('l_rem', 'status, n', 'int2', 'bytea', 'int8', 'bytea', 'int8'),
-  trim: call('l_trim', 'status', 'int2', 'bytea', 'int8', 'int8', 'int8'),
-  move: call('l_move', 'status, value', 'int2', 'bytea', 'bytea', 'bool', 'bool', 'int8'),
-  mpop: call('l_mpop', 'status, key, value', 'int2', 'bytea[]', 'bool', 'int8', 'int8'),
+  rem: call('l_rem', 'status, n, gone', 'int2', 'bytea', 'int8', 'bytea', 'int8'),
+  trim: call('l_trim', 'status, ev', 'int2', 'bytea', 'int8', 'int8', 'int8'),
+  move: call('l_move', 'status, value, gone', 'int2', 'bytea', 'bytea', 'bool', 'bool', 'int8'),
+  mpop: call('l_mpop', 'status, key, value, gone', 'int2', 'bytea[]', 'bool', 'int8', 'int8'),
   /** b_lpop(db, keys, left, count, now, seq, block): blocking/functions.ts */
   bpop: call('b_lpop', 'status, key, value, n', 'int2', 'bytea[]', 'bool', 'int8', 'int8', 'int8', 'bool'),
   /** b_lmove(db, [src], dst, fromLeft, toLeft, now, seq, block) */

@@ -16,7 +16,8 @@
 import type { ScriptHost, ScriptRun } from '../../scripting/engine';
 import { kScriptCallErrors } from '../../scripting/errors';
 import type { KeyStore } from '../../key-store';
-import { PendingReply } from '../../pending-reply';
+import { PendingReply, type Outcome } from '../../pending-reply';
+import { noteOf } from '../../write-hook';
 import { isPromise, RespError, writeReply, type Reply } from '../../reply';
 import type { Session } from '../../session';
 import type { CommandSpec, RunResult } from '../spec';
@@ -32,7 +33,7 @@ const kNotAllowed = errorBytes(kScriptCallErrors.notAllowed);
 const kReadOnly = errorBytes(kScriptCallErrors.writeInReadOnly);
 
 /** A write the script made, reported to the write hook once the transaction committed. */
-export interface ScriptWrite { db: number; spec: CommandSpec; argv: Buffer[]; reply: Reply }
+export interface ScriptWrite { db: number; spec: CommandSpec; argv: Buffer[]; reply: Reply; note: Outcome | undefined }
 
 export class CallHost implements ScriptHost {
   readonly writes: ScriptWrite[] = [];
@@ -67,7 +68,7 @@ export class CallHost implements ScriptHost {
       result = new RespError(`ERR internal error: ${(e as Error).message}`);
     }
     const finish = (reply: Reply): Buffer => {
-      if (write && server.writeHook.active && !(reply instanceof RespError)) this.writes.push({ db, spec, argv, reply });
+      if (write && server.writeHook.active && !(reply instanceof RespError)) this.writes.push({ db, spec, argv, reply, note: noteOf(result) });
       return this.encode(reply, resp);
     };
     if (result instanceof PendingReply) {

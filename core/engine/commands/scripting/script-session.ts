@@ -42,5 +42,5 @@ export class ScriptSession implements Session {
 
   closeAfterReply(): void {}
   describe(): string { return this.caller.describe(); }
-  reset(): void {}
+  reset(): undefined { return undefined; }
 }

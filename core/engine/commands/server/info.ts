@@ -83,7 +83,9 @@ function sections(s: Session, d: InfoData): Record<string, () => Fields> {
       ['total_net_input_bytes', sum(w, (x) => x.netInputBytes)], ['total_net_output_bytes', sum(w, (x) => x.netOutputBytes)],
       ['rejected_connections', d.primary.rejectedConnections ?? 0],
       ['expired_keys', 0], ['evicted_keys', 0], ['keyspace_hits', 0], ['keyspace_misses', 0],
-      ['pubsub_channels', 0], ['pubsub_patterns', 0],
+      // this instance's, every worker's (core/bus keeps the other workers' counts in each)
+      ['pubsub_channels', s.server.bus.channelNames('c').length], ['pubsub_patterns', s.server.bus.patternCount()],
+      ['pubsubshard_channels', s.server.bus.channelNames('s').length],
       // no total_rejected_calls / total_failed_calls: Redis 7.0 has them per command only
       // (commandstats), and its suite checks that default INFO does not mention rejected_calls
       ['total_error_replies', sum(w, (x) => Object.values(x.errorCodes).reduce((a, b) => a + b, 0))],

@@ -47,15 +47,16 @@ export function setFunctions(s: string): string[] {
      END $f$`,
     removeFunction(s, 's_rem', kSetTable),
     // SPOP: p_count members from a random h (p_r) on, wrapping; all of them when count ≥ card
+    // (gone: the keyspace event `del`)
     `CREATE OR REPLACE FUNCTION ${s}.s_pop(p_db int2, p_key bytea, p_count int8, p_r int4, p_now int8)
-     RETURNS TABLE (status int2, member bytea) LANGUAGE plpgsql AS $f$
+     RETURNS TABLE (status int2, member bytea, gone bool) LANGUAGE plpgsql AS $f$
      #variable_conflict use_column
      DECLARE r record; live bool;
      BEGIN
-       ${lockKey(s, kSet, 'p_key', 'r', 'live', kWrongRow)}
+       ${lockKey(s, kSet, 'p_key', 'r', 'live', 'status := 2; member := NULL; gone := NULL; RETURN NEXT; RETURN;')}
        IF NOT live OR p_count <= 0 THEN RETURN; END IF;
        IF p_count >= r.card THEN
-         RETURN QUERY SELECT 1::int2, x.member FROM ${s}.sets x WHERE x.db = p_db AND x.key = p_key;
+         RETURN QUERY SELECT 1::int2, x.member, true FROM ${s}.sets x WHERE x.db = p_db AND x.key = p_key;
          DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key;
          RETURN;
        END IF;
@@ -66,11 +67,13 @@ export function setFunctions(s: string): string[] {
            UNION ALL
            (SELECT y.member FROM ${s}.sets y WHERE y.db = p_db AND y.key = p_key AND y.h < p_r ORDER BY y.h LIMIT p_count)
            LIMIT p_count)) RETURNING x.member)
-         SELECT 1::int2, d.member FROM d;
+         SELECT 1::int2, d.member, false FROM d;
        UPDATE ${s}.kv SET card = card - p_count, version = txid_current() WHERE db = p_db AND key = p_key;
      END $f$`,
-    // SMOVE src dst member: status 0 = not moved, 1 = moved
-    `CREATE OR REPLACE FUNCTION ${s}.s_move(p_db int2, p_src bytea, p_dst bytea, p_m bytea, p_now int8, OUT status int2)
+    // SMOVE src dst member: status 0 = not moved, 1 = moved; gone: the source gave its last
+    // member, added: the destination did not hold it (keyspace events del, sadd)
+    `CREATE OR REPLACE FUNCTION ${s}.s_move(p_db int2, p_src bytea, p_dst bytea, p_m bytea, p_now int8, OUT status int2,
+       OUT gone bool, OUT added bool)
      LANGUAGE plpgsql AS $f$
      DECLARE r record; live bool; d record; dlive bool;
      BEGIN
@@ -88,7 +91,9 @@ export function setFunctions(s: string): string[] {
          DELETE FROM ${s}.sets WHERE db = p_db AND key = p_src AND member = p_m;
          IF NOT FOUND THEN status := 0; RETURN; END IF;
          ${shrinkKey(s, '1', 'p_src')}
+         gone := r.card <= 1;
          INSERT INTO ${s}.sets (db, key, member) VALUES (p_db, p_dst, p_m) ON CONFLICT DO NOTHING;
+         added := FOUND;
          -- dst already holding the member is unchanged: its version stays (a WATCH on it holds)
          IF FOUND THEN
            UPDATE ${s}.kv SET card = card + 1, version = txid_current() WHERE db = p_db AND key = p_dst;
@@ -124,7 +129,7 @@ export function setFunctions(s: string): string[] {
      END $f$`,
     // S*STORE dst key…: the result replaces dst whatever its type; an empty result deletes it
     `CREATE OR REPLACE FUNCTION ${s}.s_store(p_db int2, p_dst bytea, p_op int2, p_keys bytea[], p_now int8,
-       OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
+       OUT status int2, OUT n int8, OUT existed bool) LANGUAGE plpgsql AS $f$
      DECLARE res bytea[]; wrong bool;
      BEGIN
        SELECT array_agg(c.member), bool_or(c.status = 2) INTO res, wrong FROM ${s}.s_combine(p_db, p_op, p_keys, 0, p_now) c;

@@ -6,7 +6,7 @@
 import { BatchOp } from '../../ops';
 import type { Session } from '../../session';
 import { distinct } from '../collection/args';
-import { countReply, dbArg, exec, int8Reply, nowArg, statusReply } from '../exec';
+import { countReply, dbArg, exec, nowArg, statusReply, countNoted } from '../exec';
 import { defineCommand } from '../define';
 import { whenDone, whenRemoved } from '../events';
 import { kOneKey, type CommandSpec, type RunResult } from '../spec';
@@ -19,7 +19,7 @@ function add(s: Session, argv: Buffer[]): RunResult {
 }
 
 function rem(s: Session, argv: Buffer[]): RunResult {
-  return exec(s, kSetSql.rem, [dbArg(s), argv[1], distinct(argv.slice(2)), nowArg()], statusReply({}, (rows) => int8Reply(rows[0][1])));
+  return exec(s, kSetSql.rem, [dbArg(s), argv[1], distinct(argv.slice(2)), nowArg()], statusReply({}, countNoted));
 }
 
 function change(name: 'sadd' | 'srem', summary: string): CommandSpec {

@@ -3,6 +3,7 @@
  * source lacks it. Both keys are locked in key order inside s_move.
  * https://redis.io/commands/smove/
  */
+import { Noted } from '../../pending-reply';
 import { dbArg, exec, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { smoveEvents } from './events';
@@ -13,5 +14,6 @@ export const smove = defineCommand({
   events: smoveEvents,
   group: 'set', since: '1.0.0', summary: 'Moves a member from one set to another.', complexity: 'O(1)',
   run: (s, argv) => exec(s, kSetSql.move, [dbArg(s), argv[1], argv[2], argv[3], nowArg()],
-    statusReply({}, (rows) => rows[0][0] as number)),
+    // note: 1 the source went, 2 the destination did not hold the member (set/events.ts)
+    statusReply({}, (rows) => new Noted(rows[0][0] as number, (rows[0][1] === true ? 1 : 0) | (rows[0][2] === true ? 2 : 0)))),
 });

@@ -5,7 +5,7 @@
  */
 import { RespError, RespSet } from '../../reply';
 import { Err } from '../../resp-errors';
-import { dbArg, exec, nowArg, statusReply } from '../exec';
+import { dbArg, exec, goneNoted, nowArg, statusReply } from '../exec';
 import { positiveLong } from '../collection/args';
 import { randomH } from '../collection/random';
 import { defineCommand } from '../define';
@@ -31,7 +31,7 @@ export const spop = defineCommand({
     const values = [dbArg(s), argv[1], String(count), String(randomH()), nowArg()];
     return exec(s, kSetSql.pop, values, (rows) => {
       if (rows.length === 0) return single ? null : new RespSet([]);
-      return statusReply({}, () => (single ? rows[0][1] as Buffer : new RespSet(rows.map((r) => r[1] as Buffer))))(rows);
+      return statusReply({}, () => goneNoted(rows, 2, single ? rows[0][1] as Buffer : new RespSet(rows.map((r) => r[1] as Buffer))))(rows);
     });
   },
 });

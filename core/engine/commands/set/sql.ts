@@ -27,10 +27,10 @@ export const kSetSql = {
   add: call('s_add', 'status, n', 'int2', 'bytea', 'bytea[]', 'int8'),
   /** a run of SADDs to one key: the members that were new (./sadd-batch.ts) */
   addNew: call('s_add_new', 'status, member', 'int2', 'bytea', 'bytea[]', 'int8'),
-  rem: call('s_rem', 'status, n', 'int2', 'bytea', 'bytea[]', 'int8'),
-  pop: call('s_pop', 'status, member', 'int2', 'bytea', 'int8', 'int4', 'int8'),
-  move: call('s_move', 'status', 'int2', 'bytea', 'bytea', 'bytea', 'int8'),
+  rem: call('s_rem', 'status, n, gone', 'int2', 'bytea', 'bytea[]', 'int8'),
+  pop: call('s_pop', 'status, member, gone', 'int2', 'bytea', 'int8', 'int4', 'int8'),
+  move: call('s_move', 'status, gone, added', 'int2', 'bytea', 'bytea', 'bytea', 'int8'),
   /** $2 op (1 inter, 2 union, 3 diff), $3 keys, $4 limit (0 = none) */
   combine: call('s_combine', 'status, member', 'int2', 'int2', 'bytea[]', 'int8', 'int8'),
-  store: call('s_store', 'status, n', 'int2', 'bytea', 'int2', 'bytea[]', 'int8'),
+  store: call('s_store', 'status, n, existed', 'int2', 'bytea', 'int2', 'bytea[]', 'int8'),
 } satisfies Record<string, Statement>;

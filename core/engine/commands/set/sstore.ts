@@ -3,7 +3,7 @@
  * destination (whatever it held; an empty result deletes it); its size. One generic.
  * https://redis.io/commands/sinterstore/
  */
-import { encodeBufferArray, dbArg, exec, int8Reply, nowArg, statusReply } from '../exec';
+import { encodeBufferArray, dbArg, exec, nowArg, statusReply, countNoted } from '../exec';
 import { defineCommand } from '../define';
 import { stored } from '../events';
 import { kAllKeys, type CommandSpec } from '../spec';
@@ -16,7 +16,7 @@ function store(name: string, op: SetOp, summary: string, complexity: string): Co
     events: stored(name),
     summary, complexity,
     run: (s, argv) => exec(s, kSetSql.store, [dbArg(s), argv[1], String(op), encodeBufferArray(argv.slice(2)), nowArg()],
-      statusReply({}, (rows) => int8Reply(rows[0][1]))),
+      statusReply({}, countNoted)),
   });
 }
 

@@ -15,8 +15,17 @@ const group = (s: string, missing: string, lock = 'FOR UPDATE') => `SELECT * INT
          WHERE x.db = p_db AND x.key = p_key AND x.grp = p_grp ${lock};
        IF NOT FOUND THEN ${missing} END IF;`;
 /** the consumer exists, seen now (Redis's lookup with refresh, or creation) */
-const touchConsumer = (s: string) => `INSERT INTO ${s}.stream_consumers AS c (db, key, grp, consumer, seen)
+/**
+ * made (a bool of the caller): the consumer is new (the keyspace event xgroup-createconsumer).
+ * Looked up first (the stream's kv row is locked, so nobody adds it meanwhile): `xmax = 0` on
+ * the upsert said new for a consumer XREADGROUP had made earlier (XAUTOCLAIM after it).
+ */
+const touchConsumer = (s: string) => `made := NOT EXISTS (SELECT 1 FROM ${s}.stream_consumers c WHERE c.db = p_db AND c.key = p_key
+           AND c.grp = p_grp AND c.consumer = p_consumer);
+         INSERT INTO ${s}.stream_consumers AS c (db, key, grp, consumer, seen)
          VALUES (p_db, p_key, p_grp, p_consumer, p_now) ON CONFLICT (db, key, grp, consumer) DO UPDATE SET seen = p_now`;
+/** XCLAIM / XAUTOCLAIM: a row of status 8 tells the consumer was made (their maps skip it; 7 is XAUTOCLAIM's cursor) */
+const kMadeRow = 'IF made THEN RETURN QUERY SELECT 8::int2, NULL::int8, NULL::int8, NULL::bytea[]; END IF;';
 /** t := 'wrong' (another type), 'nogroup', 'ok', or NULL (no key): the read-only commands' checks */
 const groupState = (s: string) => `SELECT CASE WHEN k.type <> ${kT} THEN 'wrong' WHEN x.grp IS NULL THEN 'nogroup' ELSE 'ok' END INTO t
          FROM ${s}.kv k LEFT JOIN ${s}.stream_groups x ON x.db = k.db AND x.key = k.key AND x.grp = p_grp
@@ -93,7 +102,7 @@ export function streamGroupFunctions(s: string): string[] {
        p_consumer bytea, p_count int8, p_noack bool, p_check int4, p_now int8)
      RETURNS TABLE (status int2, i int4, ms int8, seq int8, fv bytea[]) LANGUAGE plpgsql AS $f$
      #variable_conflict use_column
-     DECLARE j int; r record; live bool; g record; e record; p_key bytea; er int8; fms int8; fseq int8; lms int8; lseq int8;
+     DECLARE j int; r record; live bool; g record; e record; p_key bytea; er int8; fms int8; fseq int8; lms int8; lseq int8; made bool;
        n int := cardinality(p_keys);
      BEGIN
        FOR j IN 1 .. CASE WHEN p_check > 0 THEN p_check ELSE n END LOOP
@@ -114,8 +123,9 @@ export function streamGroupFunctions(s: string): string[] {
          ${group(s, 'CONTINUE;')}
          IF p_ms[j] IS NOT NULL THEN
            ${touchConsumer(s)};
-           -- the consumer's own history after the id: entries still pending, delivered again
-           RETURN QUERY SELECT 1::int2, j, NULL::int8, NULL::int8, NULL::bytea[];
+           -- the consumer's own history after the id: entries still pending, delivered again; the
+           -- marker's seq is 1 when the consumer was made
+           RETURN QUERY SELECT 1::int2, j, NULL::int8, CASE WHEN made THEN 1::int8 END, NULL::bytea[];
            RETURN QUERY WITH h AS (
                SELECT p.ms, p.seq FROM ${s}.stream_pel p WHERE p.db = p_db AND p.key = p_key AND p.grp = p_grp
                  AND p.consumer = p_consumer AND (p.ms, p.seq) > (p_ms[j], p_seq[j]) ORDER BY p.ms, p.seq LIMIT p_count),
@@ -131,7 +141,7 @@ export function streamGroupFunctions(s: string): string[] {
              AND (x.ms, x.seq) > (g.last_ms, g.last_seq)) THEN CONTINUE; END IF;
          -- the consumer is created (or its seen-time refreshed) only by a read that serves it
          ${touchConsumer(s)};
-         RETURN QUERY SELECT 1::int2, j, NULL::int8, NULL::int8, NULL::bytea[];
+         RETURN QUERY SELECT 1::int2, j, NULL::int8, CASE WHEN made THEN 1::int8 END, NULL::bytea[];
          SELECT f.ms, f.seq INTO fms, fseq FROM ${s}.x_first(p_db, p_key) f;
          er := g.entries_read; lms := g.last_ms; lseq := g.last_seq;
          FOR e IN SELECT x.ms, x.seq, x.fv FROM ${s}.stream_entries x WHERE x.db = p_db AND x.key = p_key
@@ -217,7 +227,7 @@ export function streamGroupFunctions(s: string): string[] {
        p_ms int8[], p_seq int8[], p_time int8, p_retry int8, p_force bool, p_justid bool, p_last_ms int8, p_last_seq int8,
        p_now int8) RETURNS TABLE (status int2, ms int8, seq int8, fv bytea[]) LANGUAGE plpgsql AS $f$
      #variable_conflict use_column
-     DECLARE r record; live bool; g record; p record; i int; touched bool := false;
+     DECLARE r record; live bool; g record; p record; i int; touched bool := false; made bool;
      BEGIN
        ${lockKey(s, kT, 'p_key', 'r', 'live', 'RETURN QUERY SELECT 2::int2, NULL::int8, NULL::int8, NULL::bytea[]; RETURN;')}
        IF NOT live THEN RETURN QUERY SELECT 5::int2, NULL::int8, NULL::int8, NULL::bytea[]; RETURN; END IF;
@@ -241,7 +251,7 @@ export function streamGroupFunctions(s: string): string[] {
          ELSIF p_minidle > 0 AND p_now - p.delivered < p_minidle THEN
            CONTINUE;
          END IF;
-         IF NOT touched THEN ${touchConsumer(s)}; touched := true; END IF;
+         IF NOT touched THEN ${touchConsumer(s)}; touched := true; ${kMadeRow} END IF;
          INSERT INTO ${s}.stream_pel AS x (db, key, grp, ms, seq, consumer, delivered, deliveries)
            VALUES (p_db, p_key, p_grp, p_ms[i], p_seq[i], p_consumer, p_time,
              CASE WHEN p_retry >= 0 THEN p_retry WHEN NOT p_justid THEN p.deliveries + 1 ELSE p.deliveries END)
@@ -260,7 +270,7 @@ export function streamGroupFunctions(s: string): string[] {
      RETURNS TABLE (status int2, ms int8, seq int8, fv bytea[]) LANGUAGE plpgsql AS $f$
      #variable_conflict use_column
      DECLARE r record; live bool; g record; p record; attempts int8 := p_count * 10; cnt int8 := p_count;
-       touched bool := false; nms int8 := ${Z}; nseq int8 := ${Z};
+       touched bool := false; made bool; nms int8 := ${Z}; nseq int8 := ${Z};
      BEGIN
        ${lockKey(s, kT, 'p_key', 'r', 'live', 'RETURN QUERY SELECT 2::int2, NULL::int8, NULL::int8, NULL::bytea[]; RETURN;')}
        IF NOT live THEN RETURN QUERY SELECT 5::int2, NULL::int8, NULL::int8, NULL::bytea[]; RETURN; END IF;
@@ -276,7 +286,7 @@ export function streamGroupFunctions(s: string): string[] {
            CONTINUE;
          END IF;
          IF p_minidle > 0 AND p_now - p.delivered < p_minidle THEN CONTINUE; END IF;
-         IF NOT touched THEN ${touchConsumer(s)}; touched := true; END IF;
+         IF NOT touched THEN ${touchConsumer(s)}; touched := true; ${kMadeRow} END IF;
          UPDATE ${s}.stream_pel x SET consumer = p_consumer, delivered = p_now,
              deliveries = x.deliveries + CASE WHEN p_justid THEN 0 ELSE 1 END
            WHERE x.db = p_db AND x.key = p_key AND x.grp = p_grp AND x.ms = p.ms AND x.seq = p.seq;

@@ -3,6 +3,7 @@
  * — the new entry's id, nil with NOMKSTREAM on a missing key; trims after adding.
  * https://redis.io/commands/xadd/
  */
+import { Noted } from '../../pending-reply';
 import { RespError } from '../../reply';
 import { Err, wrongArity } from '../../resp-errors';
 import { encodeBufferArray, dbArg, exec, nowArg } from '../exec';
@@ -52,7 +53,8 @@ export const xadd = defineCommand({
     return exec(s, kStreamSql.add, values, (rows) => {
       switch (rows[0][0] as number) {
         case 0: return null;
-        case 1: return sqlIdText(rows[0][1], rows[0][2]);
+        // note: entries trimmed (the event xtrim)
+        case 1: return new Noted(sqlIdText(rows[0][1], rows[0][2]), Number(rows[0][3]) > 0 ? 1 : 0);
         case 2: return Err.wrongType;
         case 3: return kExhausted;
         default: return kNotAbove;

@@ -4,6 +4,7 @@
  * pending entries are examined per call.
  * https://redis.io/commands/xautoclaim/
  */
+import { Noted } from '../../pending-reply';
 import { RespError, type Reply } from '../../reply';
 import { Err } from '../../resp-errors';
 import { eqIgnoreCase, parseI64 } from '../args';
@@ -51,12 +52,14 @@ export const xautoclaim = defineCommand({
       const claimed: Reply[] = [];
       const deleted: Reply[] = [];
       let cursor = '0-0';
+      let made = 0;
       for (const r of rows) {
         if (r[0] === 1) claimed.push(justid ? sqlIdText(r[1], r[2]) : entryReply(r[1], r[2], r[3]));
         else if (r[0] === 6) deleted.push(sqlIdText(r[1], r[2]));
+        else if (r[0] === 8) made = 1; // the consumer was made (the note: xgroup-createconsumer)
         else cursor = sqlIdText(r[1], r[2]);
       }
-      return [cursor, claimed, deleted];
+      return new Noted([cursor, claimed, deleted], made);
     });
   },
 });

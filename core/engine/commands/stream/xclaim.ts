@@ -4,6 +4,7 @@
  * the first argument that is not one; the options follow. NOGROUP and WRONGTYPE come first.
  * https://redis.io/commands/xclaim/
  */
+import { Noted } from '../../pending-reply';
 import { RespError, type Reply } from '../../reply';
 import { Err } from '../../resp-errors';
 import { eqIgnoreCase, lower, parseI64 } from '../args';
@@ -74,7 +75,10 @@ export const xclaim = defineCommand({
       retry, force, justid, last ? toSql(last.ms) : null, last ? toSql(last.seq) : null, String(now)], (rows) => {
       if (rows.length > 0 && rows[0][0] === 2) return Err.wrongType;
       if (rows.length > 0 && rows[0][0] === 5) return noGroup(argv[1], argv[2]);
-      return rows.map((r) => (justid ? sqlIdText(r[1], r[2]) : r[3] === null ? null : entryReply(r[1], r[2], r[3])));
+      // a row of status 8: the consumer was made (the note, for the event xgroup-createconsumer)
+      const entries = rows.filter((r) => r[0] !== 8);
+      return new Noted(entries.map((r) => (justid ? sqlIdText(r[1], r[2]) : r[3] === null ? null : entryReply(r[1], r[2], r[3]))),
+        entries.length < rows.length ? 1 : 0);
     });
   },
 });

@@ -3,6 +3,7 @@
  * | DESTROY key group | CREATECONSUMER key group consumer | DELCONSUMER key group consumer | HELP.
  * https://redis.io/commands/xgroup/
  */
+import { Noted } from '../../pending-reply';
 import { RespError, Simple, type Reply } from '../../reply';
 import { Err } from '../../resp-errors';
 import { eqIgnoreCase, parseI64 } from '../args';
@@ -67,7 +68,8 @@ function op(s: Session, argv: Buffer[], code: number, id: [bigint | null, bigint
     if (status === 5) return noGroupForKey(argv[2], argv[3]);
     if (code === 1) return kOk;
     const n = Number(int8Reply(rows[0][1]));
-    return n < 0 ? 0 : n;
+    // DELCONSUMER notes whether the consumer existed (-1: it did not; the event xgroup-delconsumer)
+    return code === 4 ? new Noted(n < 0 ? 0 : n, n < 0 ? 0 : 1) : n < 0 ? 0 : n;
   });
 }
 

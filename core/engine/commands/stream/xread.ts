@@ -6,6 +6,7 @@
  * BLOCK: ./block.ts.
  * https://redis.io/commands/xread/ https://redis.io/commands/xreadgroup/
  */
+import { Noted } from '../../pending-reply';
 import { kNullArray, RespError, RespMap, type Reply } from '../../reply';
 import { Err } from '../../resp-errors';
 import type { Rows } from '../../key-store';
@@ -116,6 +117,16 @@ function readReply(s: Session, keys: Buffer[], rows: Rows, at: { i: number; ms: 
   return served.map((i) => [keys[i - 1], per.get(i)!]);
 }
 
+/**
+ * XREADGROUP's reply noted with the keys (by position) where the consumer was made: a key's
+ * marker row (ms NULL) carries seq 1 then (the keyspace event xgroup-createconsumer)
+ */
+function madeNoted(n: number, rows: Rows, reply: Reply): Noted {
+  const made = new Array<boolean>(n).fill(false);
+  for (const r of rows) if (r[2] === null && r[3] !== null) made[(r[1] as number) - 1] = true;
+  return new Noted(reply, made);
+}
+
 /** an int8[] parameter that may hold NULLs (text: a binary array of NULLs only has no element type) */
 function int8s(v: readonly (bigint | null)[]): string {
   return `{${v.map((x) => (x === null ? 'NULL' : String(x))).join(',')}}`;
@@ -175,7 +186,8 @@ function runReadGroup(s: Session, a: ReadArgs): Reply | PromiseLike<Reply> {
       a.consumer!, null, a.noack, upto.length, nowArg()], (rows) => errorOf(rows) ?? a.bad!);
   }
   const read = () => exec(s, kStreamSql.readGroup, [dbArg(s), encodeBufferArray(a.keys), int8s(a.ms), int8s(a.seq), a.group!, a.consumer!,
-    a.count === 0n ? null : a.count, a.noack, 0, nowArg()], (rows) => errorOf(rows) ?? readReply(s, a.keys, rows, { i: 1, ms: 2 }));
+    a.count === 0n ? null : a.count, a.noack, 0, nowArg()], (rows) => errorOf(rows) ?? madeNoted(a.keys.length, rows,
+    readReply(s, a.keys, rows, { i: 1, ms: 2 })));
   const first = read();
   // only '>' waits (Redis serves an explicit id's history at once, even empty)
   if (a.timeout === undefined || s.denyBlocking === true || a.ms.some((m) => m !== null)) return first;

@@ -46,13 +46,17 @@ export const setrangeEvents: EventsOf = (emit, db, argv) => {
 
 /**
  * GETEX on an existing key: EX/PX/EXAT/PXAT fire `expire`, or `del` for a time already past;
- * PERSIST fires `persist` only if the key had a TTL, which the reply (the value) does not show.
+ * PERSIST fires `persist` only if the key had a TTL, which the reply (the value) does not show:
+ * the note (1: it had one; maybe without a note).
  */
-export const getexEvents: EventsOf = (emit, db, argv, reply) => {
+export const getexEvents: EventsOf = (emit, db, argv, reply, note) => {
   if (reply === null || argv.length < 3) return;
   // the last of repeated options counts (EX 1 EX 100)
   const o = lower(argv[argv.length - 2]);
-  if (lower(argv[argv.length - 1]) === 'persist') return emit(db, 'persist', argv[1], true);
+  if (lower(argv[argv.length - 1]) === 'persist') {
+    if (note !== 0) emit(db, 'persist', argv[1], note === undefined);
+    return;
+  }
   // EX and PX must be positive (else the reply was an error): never past
   const n = Number(argv[argv.length - 1]);
   const at = o === 'exat' ? n * 1000 : o === 'pxat' ? n : Infinity;

@@ -120,9 +120,10 @@ export function stringFunctions(s: string): string[] {
        DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key;
        status := 1; val := r.value;
      END $f$`,
-    // GETEX key [EX…|PERSIST]: p_mode 0 = read only, 1 = expire at p_exp (past: delete), 2 = persist
+    // GETEX key [EX…|PERSIST]: p_mode 0 = read only, 1 = expire at p_exp (past: delete), 2 = persist;
+    // persisted: PERSIST cleared a TTL (the keyspace event `persist`)
     `CREATE OR REPLACE FUNCTION ${s}.getex(p_db int2, p_key bytea, p_mode int2, p_exp int8, p_now int8,
-       OUT status int2, OUT val bytea)
+       OUT status int2, OUT val bytea, OUT persisted bool)
      LANGUAGE plpgsql AS $f$
      DECLARE r record;
      BEGIN
@@ -133,6 +134,7 @@ export function stringFunctions(s: string): string[] {
        ELSIF p_mode = 1 THEN
          UPDATE ${s}.kv SET expires_at = p_exp, version = txid_current() WHERE db = p_db AND key = p_key;
        ELSIF p_mode = 2 AND r.expires_at IS NOT NULL THEN
+         persisted := true;
          UPDATE ${s}.kv SET expires_at = NULL, version = txid_current() WHERE db = p_db AND key = p_key;
        END IF;
      END $f$`,

@@ -5,6 +5,7 @@
  * https://redis.io/commands/getex/
  */
 import { RespError } from '../../reply';
+import { Noted } from '../../pending-reply';
 import { Err } from '../../resp-errors';
 import { lower } from '../args';
 import { defineCommand } from '../define';
@@ -52,7 +53,7 @@ export const getex = defineCommand({
       const status = rows[0][0] as number;
       if (status === 0) return null;
       if (status === 2) return Err.wrongType;
-      return badExpire ?? (rows[0][1] as Buffer);
+      return badExpire ?? new Noted(rows[0][1] as Buffer, rows[0][2] === true ? 1 : 0);
     });
   },
 });

@@ -11,7 +11,7 @@ export const kStringSql = {
   /** SET with NX / XX / GET / KEEPTTL (KeyStore.set; plain SET is a lane write run) */
   setCond: call('set_cond', 'status, old', 'int2', 'bytea', 'bytea', 'int8', 'int2', 'bool', 'bool', 'int8'),
   getdel: call('getdel', 'status, val', 'int2', 'bytea', 'int8'),
-  getex: call('getex', 'status, val', 'int2', 'bytea', 'int2', 'int8', 'int8'),
+  getex: call('getex', 'status, val, persisted', 'int2', 'bytea', 'int2', 'int8', 'int8'),
   getrange: call('getrange', 'status, val', 'int2', 'bytea', 'int8', 'int8', 'int8'),
   setrange: call('setrange', 'status, len::text', 'int2', 'bytea', 'int8', 'bytea', 'int8', 'int8'),
   append: call('append', 'status, len::text', 'int2', 'bytea', 'bytea', 'int8', 'int8'),

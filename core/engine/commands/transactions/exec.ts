@@ -9,6 +9,8 @@ import { RespError, kNullArray, type Reply } from '../../reply';
 import { defineCommand } from '../define';
 import { kFlagWrite } from '../flags';
 import { withoutBlocking } from '../blocking/context';
+import { noteOf } from '../../write-hook';
+import type { RunResult } from '../spec';
 
 const kWithout = new RespError('ERR EXEC without MULTI');
 const kAbort = new RespError('EXECABORT Transaction discarded because of previous errors.');
@@ -31,8 +33,9 @@ export const exec = defineCommand({
     const hook = s.server.writeHook;
     // filled only while the hook listens: nothing is allocated for it otherwise
     const dbs: number[] | undefined = hook.active ? [] : undefined;
+    let runs: RunResult[] = [];
     // blocking commands answer as their non-blocking forms (blocking/context.ts)
-    const replies = await s.server.store.transaction(s, watched, () => withoutBlocking(() => queued.map(({ spec, argv }) => {
+    const replies = await s.server.store.transaction(s, watched, () => withoutBlocking(() => runs = queued.map(({ spec, argv }): RunResult => {
       dbs?.push(s.db);
       if (hook.beforeActive && (spec.flagBits & kFlagWrite) !== 0) hook.before(s.db, spec, argv);
       s.denyBlocking = true;
@@ -45,7 +48,7 @@ export const exec = defineCommand({
       }
     })));
     if (dbs !== undefined && Array.isArray(replies)) {
-      for (let i = 0; i < queued.length; i++) hook.command(dbs[i], queued[i].spec, queued[i].argv, replies[i]);
+      for (let i = 0; i < queued.length; i++) hook.command(dbs[i], queued[i].spec, queued[i].argv, replies[i], noteOf(runs[i]));
     }
     return replies ?? kNullArray;
   },

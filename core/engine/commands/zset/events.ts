@@ -10,7 +10,7 @@ import type { EventsOf } from '../../write-hook';
  * score changed. With CH the reply counts both; without, it counts additions only, so 0 leaves
  * an update open (maybe) — except under NX, which never updates.
  */
-export const zaddEvents: EventsOf = (emit, db, argv, reply) => {
+export const zaddEvents: EventsOf = (emit, db, argv, reply, note) => {
   let incr = false;
   let ch = false;
   let nx = false;
@@ -23,6 +23,9 @@ export const zaddEvents: EventsOf = (emit, db, argv, reply) => {
   }
   if (incr) {
     if (reply !== null) emit(db, 'zincr', argv[1], false);
+  } else if (typeof note === 'number') {
+    // the note: members added or changed
+    if (note > 0) emit(db, 'zadd', argv[1], false);
   } else if (done(reply)) {
     emit(db, 'zadd', argv[1], false);
   } else if (!ch && !nx) {
@@ -32,12 +35,13 @@ export const zaddEvents: EventsOf = (emit, db, argv, reply) => {
 
 /** ZPOPMIN, ZPOPMAX key [count] */
 export function zpopEvents(event: string): EventsOf {
-  return (emit, db, argv, reply) => popEvents(emit, db, argv[1], event, argv.length > 2 ? parseI64(argv[2]) : 1n, reply, true);
+  return (emit, db, argv, reply, note) =>
+    popEvents(emit, db, argv[1], event, argv.length > 2 ? parseI64(argv[2]) : 1n, reply, true, note);
 }
 
 /** ZMPOP: the pop on the key the reply names */
-export const zmpopEvents: EventsOf = (emit, db, argv, reply) => {
+export const zmpopEvents: EventsOf = (emit, db, argv, reply, note) => {
   const p = parseMpop(argv, 1, (a) => eqIgnoreCase(a, 'max'));
   if (!Array.isArray(reply) || p instanceof RespError) return;
-  popEvents(emit, db, reply[0] as Buffer, p.where ? 'zpopmax' : 'zpopmin', p.count, reply[1], true);
+  popEvents(emit, db, reply[0] as Buffer, p.where ? 'zpopmax' : 'zpopmin', p.count, reply[1], true, note);
 };

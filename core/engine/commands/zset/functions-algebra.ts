@@ -101,14 +101,14 @@ export function algebraFunctions(s: string): string[] {
      END $f$`,
     // Z*STORE dst: the combination replaces dst
     `CREATE OR REPLACE FUNCTION ${s}.z_store(p_db int2, p_dst bytea, p_op int2, p_keys bytea[], p_w float8[], p_agg int2,
-       p_now int8, OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
+       p_now int8, OUT status int2, OUT n int8, OUT existed bool) LANGUAGE plpgsql AS $f$
      DECLARE ms bytea[]; scs float8[]; wrong bool;
      BEGIN
        SELECT array_agg(x.member) FILTER (WHERE x.member IS NOT NULL), array_agg(x.score) FILTER (WHERE x.member IS NOT NULL),
            bool_or(x.status = 2)
          INTO ms, scs, wrong FROM ${s}.z_combine(p_db, p_op, p_keys, p_w, p_agg, p_now) x;
        IF wrong THEN status := 2; RETURN; END IF;
-       SELECT * INTO status, n FROM ${s}.z_replace(p_db, p_dst, ms, scs);
+       SELECT * INTO status, n, existed FROM ${s}.z_replace(p_db, p_dst, ms, scs);
      END $f$`,
     // ZINTERCARD: members of the smallest source found in every other one (sets count as
     // sorted sets), counting stops at p_limit (0 = none). Types are checked first, as z_combine does.

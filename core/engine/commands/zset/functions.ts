@@ -84,12 +84,13 @@ export function zsetFunctions(s: string): string[] {
     // bound (kv.zlo / zhi, schema v5: no walk over the dead entries of earlier pops) and the
     // members are deleted through the primary key (no join the planner could turn into a scan
     // of the whole set); the last one popped is the new bound (docs/collections.md "Pops").
+    // gone: the pop took the last member (the keyspace event `del`)
     `CREATE OR REPLACE FUNCTION ${s}.z_pop(p_db int2, p_key bytea, p_count int8, p_max bool, p_now int8)
-     RETURNS TABLE (status int2, member bytea, score float8) LANGUAGE plpgsql AS $f$
+     RETURNS TABLE (status int2, member bytea, score float8, gone bool) LANGUAGE plpgsql AS $f$
      #variable_conflict use_column
      DECLARE r record; live bool; n int8; ms bytea[]; scs float8[];
      BEGIN
-       ${lockKey(s, kZset, 'p_key', 'r', 'live', kWrongRow, ', k.zlo_score, k.zlo_member, k.zhi_score, k.zhi_member')}
+       ${lockKey(s, kZset, 'p_key', 'r', 'live', 'status := 2; member := NULL; score := NULL; gone := NULL; RETURN NEXT; RETURN;', ', k.zlo_score, k.zlo_member, k.zhi_score, k.zhi_member')}
        IF NOT live OR p_count <= 0 THEN RETURN; END IF;
        IF p_max THEN
          WITH d AS (DELETE FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key AND z.member = ANY (ARRAY(
@@ -108,7 +109,7 @@ export function zsetFunctions(s: string): string[] {
        END IF;
        n := coalesce(cardinality(ms), 0);
        IF n = 0 THEN RETURN; END IF;
-       RETURN QUERY SELECT 1::int2, t.m, t.sc FROM unnest(ms, scs) AS t(m, sc);
+       RETURN QUERY SELECT 1::int2, t.m, t.sc, r.card <= n FROM unnest(ms, scs) AS t(m, sc);
        IF r.card <= n THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; RETURN; END IF;
        UPDATE ${s}.kv SET card = card - n, version = txid_current(),
            zlo_score = CASE WHEN p_max THEN zlo_score ELSE scs[n] END, zlo_member = CASE WHEN p_max THEN zlo_member ELSE ms[n] END,
@@ -117,7 +118,7 @@ export function zsetFunctions(s: string): string[] {
      END $f$`,
     // ZMPOP: the first key (argument order) holding a sorted set pops; another type on the way
     // is WRONGTYPE. Rows (status, key, member, score).
-    mpopFunction(s, 'z_mpop', kZset, 'p_max', 'z_pop', [['member', 'bytea'], ['score', 'float8']]),
+    mpopFunction(s, 'z_mpop', kZset, 'p_max', 'z_pop', [['member', 'bytea'], ['score', 'float8'], ['gone', 'bool']]),
     // BZPOPMIN, BZPOPMAX, BZMPOP: z_pop of the first non-empty key whose first waiter this is
     blockingPopFunction(s, { fn: 'b_zpop', type: kZset, params: 'p_max bool, p_count int8',
       pop: `${s}.z_pop(p_db, mk, p_count, p_max, p_now)`, columns: [['member', 'bytea'], ['score', 'float8']] }),
@@ -165,7 +166,7 @@ export function zsetFunctions(s: string): string[] {
      END $f$`,
     // ZRANGESTORE dst src …: the range replaces dst (an empty one deletes it); n = its size
     `CREATE OR REPLACE FUNCTION ${s}.z_rangestore(p_db int2, p_dst bytea, p_src bytea, ${rangeArgs}, p_now int8,
-       OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
+       OUT status int2, OUT n int8, OUT existed bool) LANGUAGE plpgsql AS $f$
      DECLARE ms bytea[]; scs float8[]; wrong bool;
      BEGIN
        SELECT array_agg(x.member) FILTER (WHERE x.member IS NOT NULL), array_agg(x.score) FILTER (WHERE x.member IS NOT NULL),
@@ -173,19 +174,23 @@ export function zsetFunctions(s: string): string[] {
          INTO ms, scs, wrong
          FROM ${s}.z_range(p_db, p_src, p_kind, p_rev, p_start, p_stop, p_lo, p_hi, p_llo, p_lhi, p_off, p_lim, p_now) x;
        IF wrong THEN status := 2; RETURN; END IF;
-       SELECT * INTO status, n FROM ${s}.z_replace(p_db, p_dst, ms, scs);
+       SELECT * INTO status, n, existed FROM ${s}.z_replace(p_db, p_dst, ms, scs);
      END $f$`,
-    // dst := the members and scores given (none: dst deleted); shared by the *STORE commands
-    `CREATE OR REPLACE FUNCTION ${s}.z_replace(p_db int2, p_dst bytea, p_m bytea[], p_sc float8[], OUT status int2, OUT n int8)
+    // dst := the members and scores given (none: dst deleted); shared by the *STORE commands;
+    // existed: dst held a key (the keyspace event `del` of an empty result)
+    `CREATE OR REPLACE FUNCTION ${s}.z_replace(p_db int2, p_dst bytea, p_m bytea[], p_sc float8[], OUT status int2, OUT n int8,
+       OUT existed bool)
      LANGUAGE plpgsql AS $f$
      BEGIN
        status := 1; n := coalesce(cardinality(p_m), 0);
        ${replaceKey(s, kZset)}
        INSERT INTO ${s}.zsets (db, key, member, score) SELECT p_db, p_dst, m, sc + 0 FROM unnest(p_m, p_sc) AS t(m, sc);
      END $f$`,
-    // ZREMRANGEBYRANK / BYSCORE / BYLEX (bounds as for z_range, no offset); n removed
+    // ZREMRANGEBYRANK / BYSCORE / BYLEX (bounds as for z_range, no offset); n removed; gone: the
+    // key went with them
     `CREATE OR REPLACE FUNCTION ${s}.z_remrange(p_db int2, p_key bytea, p_kind int2, p_start int8, p_stop int8,
-       p_lo float8, p_hi float8, p_llo bytea, p_lhi bytea, p_now int8, OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
+       p_lo float8, p_hi float8, p_llo bytea, p_lhi bytea, p_now int8, OUT status int2, OUT n int8, OUT gone bool)
+     LANGUAGE plpgsql AS $f$
      DECLARE r record; live bool; a int8 := p_start; b int8 := p_stop;
      BEGIN
        ${lockForCount(s, kZset)}
@@ -201,6 +206,7 @@ export function zsetFunctions(s: string): string[] {
        END IF;
        GET DIAGNOSTICS n = ROW_COUNT;
        ${shrinkKey(s, 'n')}
+       gone := n > 0 AND r.card - n <= 0;
      END $f$`,
     ...algebraFunctions(s),
     // ZRANDMEMBER: uniform picks (collection/random-sql.ts)

@@ -48,18 +48,18 @@ export const kZsetSql = {
   scan: scanStatement(kZsetTable, { extra: 'score', small: 128 }),
   range: call('z_range', 'status, member, score', 'int2', 'bytea', ...kRange, 'int8'),
   rangeStore: {
-    text: `SELECT status, n FROM z_rangestore($1::int2, $13::bytea, $2::bytea, ${range}, $14::int8)`,
+    text: `SELECT status, n, existed FROM z_rangestore($1::int2, $13::bytea, $2::bytea, ${range}, $14::int8)`,
   },
-  remRange: call('z_remrange', 'status, n', 'int2', 'bytea', 'int2', 'int8', 'int8', 'float8', 'float8', 'bytea', 'bytea', 'int8'),
+  remRange: call('z_remrange', 'status, n, gone', 'int2', 'bytea', 'int2', 'int8', 'int8', 'float8', 'float8', 'bytea', 'bytea', 'int8'),
   add: call('z_add', 'status, added, changed, score', 'int2', 'bytea', 'bytea[]', 'float8[]', 'int2', 'int8'),
-  rem: call('z_rem', 'status, n', 'int2', 'bytea', 'bytea[]', 'int8'),
-  pop: call('z_pop', 'status, member, score', 'int2', 'bytea', 'int8', 'bool', 'int8'),
-  mpop: call('z_mpop', 'status, key, member, score', 'int2', 'bytea[]', 'bool', 'int8', 'int8'),
+  rem: call('z_rem', 'status, n, gone', 'int2', 'bytea', 'bytea[]', 'int8'),
+  pop: call('z_pop', 'status, member, score, gone', 'int2', 'bytea', 'int8', 'bool', 'int8'),
+  mpop: call('z_mpop', 'status, key, member, score, gone', 'int2', 'bytea[]', 'bool', 'int8', 'int8'),
   /** b_zpop(db, keys, max, count, now, seq, block): blocking/functions.ts */
   bpop: call('b_zpop', 'status, key, member, score, n', 'int2', 'bytea[]', 'bool', 'int8', 'int8', 'int8', 'bool'),
   /** $2 op (0 types only, 1 inter, 2 union, 3 diff), $3 keys, $4 weights, $5 aggregate (1 sum, 2 min, 3 max) */
   combine: call('z_combine', 'status, member, score', 'int2', 'int2', 'bytea[]', 'float8[]', 'int2', 'int8'),
-  store: call('z_store', 'status, n', 'int2', 'bytea', 'int2', 'bytea[]', 'float8[]', 'int2', 'int8'),
+  store: call('z_store', 'status, n, existed', 'int2', 'bytea', 'int2', 'bytea[]', 'float8[]', 'int2', 'int8'),
   /** ZINTERCARD: $2 keys, $3 limit (0 = none) */
   interCard: call('z_intercard', 'status, n', 'int2', 'bytea[]', 'int8', 'int8'),
 } satisfies Record<string, Statement>;

@@ -4,6 +4,7 @@
  * order inside z_add, as in Redis. ZINCRBY key increment member = ZADD key INCR increment member.
  * https://redis.io/commands/zadd/
  */
+import { Noted } from '../../pending-reply';
 import { RespDouble, RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { eqIgnoreCase } from '../args';
@@ -30,7 +31,9 @@ export function zaddExec(s: Parameters<typeof zadd.run>[0], key: Buffer, members
   return exec(s, kZsetSql.add, values, statusReply({ 3: kNaN }, (rows) => {
     if (flags & ZaddFlag.Incr) return rows[0][3] === null ? null : new RespDouble(rows[0][3] as number);
     const added = int8Reply(rows[0][1]);
-    return flags & ZaddFlag.Ch ? Number(added) + Number(int8Reply(rows[0][2])) : added;
+    const both = Number(added) + Number(int8Reply(rows[0][2]));
+    // note: members added or changed (the event `zadd`), which the reply counts only with CH
+    return new Noted(flags & ZaddFlag.Ch ? both : added, both);
   }));
 }
 

@@ -9,7 +9,7 @@
 import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { eqIgnoreCase, parseI64 } from '../args';
-import { encodeBufferArray, dbArg, exec, int8Reply, nowArg, statusReply } from '../exec';
+import { encodeBufferArray, dbArg, exec, nowArg, statusReply, countNoted } from '../exec';
 import { string2d } from '../collection/strtod';
 import { defineCommand } from '../define';
 import { stored } from '../events';
@@ -75,7 +75,7 @@ function combine(name: string, op: ZsetOp, store: boolean, since: string, summar
       const weights = f8Array(p.keys.map((_, i) => p.weights[i] ?? 1));
       if (store) {
         return exec(s, kZsetSql.store, [dbArg(s), argv[1], String(op), keys, weights, String(p.aggregate), nowArg()],
-          statusReply({}, (rows) => int8Reply(rows[0][1])));
+          statusReply({}, countNoted));
       }
       return exec(s, kZsetSql.combine, [dbArg(s), String(op), keys, weights, String(p.aggregate), nowArg()],
         statusReply({}, (rows) => elements(rows, 1, p.withScores, s.proto === 3)));

@@ -6,7 +6,7 @@
 import { RespError, kNullArray } from '../../reply';
 import { eqIgnoreCase } from '../args';
 import { parseMpop } from '../collection/args';
-import { encodeBufferArray, dbArg, exec, nowArg, statusReply } from '../exec';
+import { dbArg, encodeBufferArray, exec, goneNoted, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { zmpopEvents } from './events';
 import { kCountedKeys } from '../spec';
@@ -26,6 +26,6 @@ export const zmpop = defineCommand({
     if (p instanceof RespError) return p;
     return exec(s, kZsetSql.mpop, [dbArg(s), encodeBufferArray(p.keys), p.where ? 'true' : 'false', String(p.count), nowArg()],
       (rows) => (rows.length === 0 ? kNullArray
-        : statusReply({}, () => [rows[0][1] as Buffer, elements(rows, 2, true, true)])(rows)));
+        : statusReply({}, () => goneNoted(rows, 4, [rows[0][1] as Buffer, elements(rows, 2, true, true)]))(rows)));
   },
 });

@@ -6,7 +6,7 @@
 import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { positiveLong } from '../collection/args';
-import { dbArg, exec, nowArg, statusReply } from '../exec';
+import { dbArg, exec, goneNoted, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { zpopEvents } from './events';
 import { kOneKey, type CommandSpec } from '../spec';
@@ -29,7 +29,7 @@ function zpop(name: string, max: boolean, summary: string): CommandSpec {
         count = c;
       }
       return exec(s, kZsetSql.pop, [dbArg(s), argv[1], String(count), max ? 'true' : 'false', nowArg()],
-        (rows) => (rows.length === 0 ? [] : statusReply({}, () => elements(rows, 1, true, hasCount && s.proto === 3))(rows)));
+        (rows) => (rows.length === 0 ? [] : statusReply({}, () => goneNoted(rows, 3, elements(rows, 1, true, hasCount && s.proto === 3)))(rows)));
     },
   });
 }

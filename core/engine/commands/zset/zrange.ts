@@ -8,7 +8,7 @@
 import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { eqIgnoreCase, parseI64 } from '../args';
-import { dbArg, exec, int8Reply, int8, nowArg, statusReply } from '../exec';
+import { dbArg, exec, int8, nowArg, statusReply, countNoted } from '../exec';
 import { defineCommand } from '../define';
 import { stored } from '../events';
 import { kOneKey, type CommandSpec } from '../spec';
@@ -108,6 +108,6 @@ export const zrangestore = defineCommand({
     const r = parseRange(argv, 2, true);
     if (r instanceof RespError) return r;
     return exec(s, kZsetSql.rangeStore, [dbArg(s), argv[2], ...r.values, argv[1], nowArg()],
-      statusReply({}, (rows) => int8Reply(rows[0][1])));
+      statusReply({}, countNoted));
   },
 });

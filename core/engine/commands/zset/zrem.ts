@@ -2,7 +2,7 @@
  * ZREM key member [member …] — members removed; the key goes with its last member.
  * https://redis.io/commands/zrem/
  */
-import { encodeBufferArray, dbArg, exec, int8Reply, nowArg, statusReply } from '../exec';
+import { encodeBufferArray, dbArg, exec, nowArg, statusReply, countNoted } from '../exec';
 import { distinct } from '../collection/args';
 import { defineCommand } from '../define';
 import { whenRemoved } from '../events';
@@ -15,5 +15,5 @@ export const zrem = defineCommand({
   group: 'sorted-set', since: '1.2.0', summary: 'Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.',
   complexity: 'O(M*log(N)) with N being the number of elements in the sorted set and M the number of elements to be removed.',
   run: (s, argv) => exec(s, kZsetSql.rem, [dbArg(s), argv[1], encodeBufferArray(distinct(argv.slice(2))), nowArg()],
-    statusReply({}, (rows) => int8Reply(rows[0][1]))),
+    statusReply({}, countNoted)),
 });

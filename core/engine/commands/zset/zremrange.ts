@@ -6,7 +6,7 @@
 import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { parseI64 } from '../args';
-import { dbArg, exec, int8Reply, int8, nowArg, statusReply } from '../exec';
+import { dbArg, exec, int8, nowArg, statusReply, countNoted } from '../exec';
 import { defineCommand } from '../define';
 import { whenRemoved } from '../events';
 import { kOneKey, type CommandSpec } from '../spec';
@@ -37,7 +37,7 @@ function remRange(name: string, kind: RangeKind, since: string, summary: string)
     run(s, argv) {
       const b = bounds(kind, argv[2], argv[3]);
       if (b instanceof RespError) return b;
-      return exec(s, kZsetSql.remRange, [dbArg(s), argv[1], String(kind), ...b, nowArg()], statusReply({}, (rows) => int8Reply(rows[0][1])));
+      return exec(s, kZsetSql.remRange, [dbArg(s), argv[1], String(kind), ...b, nowArg()], statusReply({}, countNoted));
     },
   });
 }

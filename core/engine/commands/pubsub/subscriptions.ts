@@ -1,0 +1,131 @@
+/**
+ * One connection's subscriptions (channels, patterns, shard channels) and its end of the message
+ * bus: the bus calls deliver() for each message, which becomes a push frame in the client's reply
+ * stream. Redis's CLIENT_PUBSUB is `active`: any subscription held; a RESP2 client then may run
+ * only the commands of kPubsubContext (workers/dispatch.ts refuses the rest).
+ *
+ *   SUBSCRIBE ─add()─▶ bus.subscribe ─(every worker and instance knows)─▶ reply
+ *   PUBLISH anywhere ─▶ bus ─▶ deliver() ─▶ out(frame) ─▶ reply queue ─▶ socket
+ *                                             └ false: over the pubsub output limit, the client closed
+ */
+import type { MessageBus, Subscriber } from '../../../bus/bus';
+import { interestKey, type InterestKind } from '../../../bus/interest';
+import { Raw, RespError, RespPush, writeReply, type Reply } from '../../reply';
+import { ReplyWriter } from '../../../../protocol/writer';
+
+const kMessage = Buffer.from('message');
+const kPmessage = Buffer.from('pmessage');
+const kSmessage = Buffer.from('smessage');
+
+/** What a RESP2 client holding a subscription may run (Redis 7.0's processCommand). */
+export const kPubsubContext: ReadonlySet<string> = new Set([
+  'subscribe', 'ssubscribe', 'unsubscribe', 'sunsubscribe', 'psubscribe', 'punsubscribe', 'ping', 'quit', 'reset',
+]);
+
+export function pubsubOnly(name: string): RespError {
+  return new RespError(`ERR Can't execute '${name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET ` +
+    'are allowed in this context');
+}
+
+/**
+ * The bus hands one message to every subscriber of a worker in a row, with the same Buffers: its
+ * frame is encoded once per protocol and the others copy its bytes. In a 1 → 100 fan-out, each
+ * delivery built and encoded its own push (array, four bulk headers, the message copied).
+ */
+class FrameCache {
+  private channel: Buffer | undefined = undefined;
+  private message: Buffer | undefined = undefined;
+  private pattern: Buffer | undefined = undefined;
+  private kind = '';
+  private readonly frames: (Raw | undefined)[] = [undefined, undefined];
+  private readonly writer = new ReplyWriter(256);
+
+  frame(kind: 'm' | 's', channel: Buffer, message: Buffer, pattern: Buffer | undefined, proto: 2 | 3): Raw {
+    if (channel !== this.channel || message !== this.message || pattern !== this.pattern || kind !== this.kind) {
+      this.channel = channel;
+      this.message = message;
+      this.pattern = pattern;
+      this.kind = kind;
+      this.frames[0] = this.frames[1] = undefined;
+    }
+    let raw = this.frames[proto - 2];
+    if (raw === undefined) {
+      const push: Reply = pattern !== undefined ? new RespPush([kPmessage, pattern, channel, message])
+        : new RespPush([kind === 's' ? kSmessage : kMessage, channel, message]);
+      this.writer.proto = proto;
+      writeReply(this.writer, push);
+      const chunks = this.writer.take();
+      // take() never hands out bytes it will overwrite: the chunk is ours to keep
+      raw = this.frames[proto - 2] = new Raw(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    }
+    return raw;
+  }
+}
+
+const kFrames = new FrameCache();
+
+export class Subscriptions implements Subscriber {
+  /** interest key (core/bus/interest.ts) → the name, per kind */
+  private readonly held: Record<InterestKind, Map<string, Buffer>> = { c: new Map(), p: new Map(), s: new Map() };
+  /** Redis's CLIENT_PUBSUB */
+  active = false;
+
+  /**
+   * out: writes a frame (pre-encoded for `proto()`) to the client; false when that put it over its
+   * output limit (it closed)
+   */
+  constructor(private readonly bus: MessageBus, private readonly out: (frame: Raw) => boolean,
+    private readonly proto: () => 2 | 3) {}
+
+  size(kind: InterestKind): number {
+    return this.held[kind].size;
+  }
+
+  /** The count a (P|S)(UN)SUBSCRIBE frame carries: channels + patterns, or shard channels alone. */
+  countFor(kind: InterestKind): number {
+    return kind === 's' ? this.held.s.size : this.held.c.size + this.held.p.size;
+  }
+
+  /** A new subscription: resolves once the whole bus delivers it here; undefined when held already. */
+  add(kind: InterestKind, name: Buffer): Promise<void> | undefined {
+    const key = interestKey(kind, name);
+    const m = this.held[kind];
+    if (m.has(key)) return undefined;
+    const own = Buffer.from(name);
+    m.set(key, own);
+    this.active = true;
+    return this.bus.subscribe(kind, own, this);
+  }
+
+  /** Resolves once no worker or instance counts it any more; undefined when it was not held. */
+  remove(kind: InterestKind, name: Buffer): Promise<void> | undefined {
+    if (!this.held[kind].delete(interestKey(kind, name))) return undefined;
+    this.active = this.held.c.size + this.held.p.size + this.held.s.size > 0;
+    return this.bus.leave(kind, name, this);
+  }
+
+  names(kind: InterestKind): Buffer[] {
+    return [...this.held[kind].values()];
+  }
+
+  /**
+   * RESET and a closed connection: every subscription goes, without a reply. Resolves, like
+   * remove(), once no worker or instance counts them (RESET answers then); undefined when none.
+   */
+  clear(): Promise<void> | undefined {
+    const waits: Promise<void>[] = [];
+    for (const kind of ['c', 'p', 's'] as const) {
+      for (const name of this.held[kind].values()) {
+        const w = this.bus.leave(kind, name, this);
+        if (w !== undefined) waits.push(w);
+      }
+      this.held[kind].clear();
+    }
+    this.active = false;
+    return waits.length === 0 ? undefined : Promise.all(waits).then(() => undefined);
+  }
+
+  deliver(kind: 'm' | 's', channel: Buffer, message: Buffer, pattern?: Buffer): boolean {
+    return this.out(kFrames.frame(kind, channel, message, pattern, this.proto()));
+  }
+}

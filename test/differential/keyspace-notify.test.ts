@@ -1,0 +1,93 @@
+/**
+ * Differential: keyspace notifications against redis-server 7.0.15, as a client sees them. Both
+ * servers run every case of write-events-cases.ts with the same notify-keyspace-events and a
+ * subscriber on PSUBSCRIBE *; the channel and message of every pmessage must be the same, in the
+ * same order. The setup runs with notifications off; a PUBLISH on a fence channel after the
+ * command closes each case (it leaves behind the command's events: one publisher, in order).
+ * `expired` is left out of the table (Redis's active expiry and our sweeper fire it on their own
+ * schedule) and checked on its own.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { RawClient, encode, type Value } from '../e2e/resp-client';
+import { Oracle } from './oracle';
+import { kEventCases, type EventCase } from './write-events-cases';
+import { runCase } from './write-events-redis';
+
+const kFence = 'postresp-test-fence';
+
+let oracle: Oracle;
+before(async () => { oracle = await Oracle.start(['--workers', '2', '--storage-mode', 'unlogged']); });
+after(async () => { await oracle?.stop(); });
+
+/** per case, `channel message` of each notification */
+async function notifications(port: number, cases: readonly EventCase[], flags: string): Promise<string[][]> {
+  const sub = await RawClient.connect(port);
+  const cmd = await RawClient.connect(port);
+  try {
+    sub.send(encode('PSUBSCRIBE', '*'));
+    await sub.read(1);
+    const out: string[][] = [];
+    for (let i = 0; i < cases.length; i++) {
+      await runCase(cmd, cases[i], flags);
+      await cmd.call('PUBLISH', kFence, String(i));
+      const got: string[] = [];
+      for (;;) {
+        const [m] = await sub.read(1) as Value[][];
+        if (m[2] === kFence) break;
+        if (!String(m[2]).endsWith(':expired') && m[3] !== 'expired') got.push(`${m[2]} ${m[3]}`);
+      }
+      out.push(got);
+    }
+    await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', '');
+    return out;
+  } finally {
+    sub.close();
+    cmd.close();
+  }
+}
+
+async function compare(cases: readonly EventCase[], flags: string): Promise<number> {
+  const [theirs, ours] = [await notifications(oracle.redis.port, cases, flags), await notifications(oracle.postresp.port, cases, flags)];
+  const failures = cases.flatMap((k, i) => JSON.stringify(ours[i]) === JSON.stringify(theirs[i]) ? [] :
+    [`${k.cmd.join(' ')}${k.setup.length ? ` (after ${k.setup.map((s) => s.join(' ')).join('; ')})` : ''}: ` +
+      `postresp ${JSON.stringify(ours[i])}, redis-server ${JSON.stringify(theirs[i])}`]);
+  assert.deepEqual(failures, [], `notify-keyspace-events ${flags}: ${failures.length} of ${cases.length} cases differ:\n${failures.join('\n')}`);
+  return theirs.reduce((n, e) => n + e.length, 0);
+}
+
+describe('keyspace notifications vs redis-server', () => {
+  it('KEA: every write command\'s cases, both channel kinds', async () => {
+    assert.ok(await compare(kEventCases, 'KEA') > 200);
+  });
+
+  it('one class at a time picks its events (a fifth of the cases)', async () => {
+    const some = kEventCases.filter((_, i) => i % 5 === 0);
+    for (const flags of ['Kl', 'E$g', 'Eshz', 'Kh', 'Ex']) await compare(some, flags);
+  });
+
+  it('the sweeper\'s expired, both channel kinds, like Redis\'s background expiry', async () => {
+    const run = async (port: number): Promise<string[]> => {
+      const sub = await RawClient.connect(port);
+      const cmd = await RawClient.connect(port);
+      try {
+        await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', 'KEA');
+        sub.send(encode('PSUBSCRIBE', '*'));
+        await sub.read(1);
+        await cmd.call('SELECT', '4');
+        await cmd.call('PSETEX', 'foo', '100', 'v');
+        const got: string[] = [];
+        while (!got.includes('__keyevent@4__:expired foo')) {
+          const [m] = await sub.read(1) as Value[][];
+          got.push(`${m[2]} ${m[3]}`);
+        }
+        await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', '');
+        return got;
+      } finally {
+        sub.close();
+        cmd.close();
+      }
+    };
+    assert.deepEqual(await run(oracle.postresp.port), await run(oracle.redis.port));
+  });
+});
