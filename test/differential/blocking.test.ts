@@ -14,7 +14,8 @@ let oracle: Oracle;
 before(async () => { oracle = await Oracle.start(['--workers', '2', '--storage-mode', 'unlogged']); });
 after(async () => { await oracle.stop(); });
 
-const w = (line: string): Cmd => line.split(' ');
+/** words; "" is an empty argument */
+const w = (line: string): Cmd => line.split(' ').map((a) => (a === '""' ? '' : a));
 
 const kErrorsAndImmediate: Cmd[] = [
   'BLPOP', 'BLPOP k', 'BLPOP k -1', 'BLPOP k abc', 'BLPOP k 1e16', 'BLPOP k inf', 'BLPOP k nan', 'BLPOP k 1e', 'BLPOP k 1.2e4932',
@@ -122,7 +123,17 @@ async function transcript(port: number, steps: Step[]): Promise<string[]> {
 const served = (block: string, push: string, after = 'EXISTS k'): Step[] =>
   [{ c: 0, send: block }, { blocked: 1 }, { c: 1, call: push }, { c: 0, read: 1 }, { c: 1, call: after }];
 
+/** steps with client 5 subscribed to every keyevent of db 0: then its n events and a PING (nothing more came) */
+const withEvents = (n: number, steps: Step[]): Step[] => [
+  { c: 5, call: 'CONFIG SET notify-keyspace-events EA' }, { c: 5, call: 'PSUBSCRIBE __keyevent@0__:*' }, ...steps,
+  { c: 5, read: n }, { c: 5, call: 'PING' }, { c: 6, call: 'CONFIG SET notify-keyspace-events ""' },
+];
+
 const kScenarios: Record<string, Step[]> = {
+  'keyspace events: a timed-out BLPOP fires nothing, a served one lpop and del': withEvents(3, [
+    { c: 0, call: 'BLPOP k 0.05' }, ...served('BLPOP k 0', 'RPUSH k x')]),
+  'keyspace events: BLMOVE served as LMOVE, the source left non-empty': withEvents(3, served('BLMOVE k d RIGHT LEFT 0', 'RPUSH k a b')),
+  'keyspace events: BZMPOP served, emptying the sorted set': withEvents(3, served('BZMPOP 0 1 k MIN COUNT 5', 'ZADD k 2 b 1 a')),
   'BLPOP served by RPUSH': served('BLPOP k 0', 'RPUSH k x'),
   'BRPOP on two keys, the second filled': served('BRPOP k j 0', 'RPUSH j a b', 'LRANGE j 0 -1'),
   'BLMPOP COUNT served by a variadic push': served('BLMPOP 0 2 j k RIGHT COUNT 2', 'RPUSH k a b c', 'LRANGE k 0 -1'),

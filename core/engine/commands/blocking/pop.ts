@@ -96,3 +96,15 @@ export function countedPopEvents(where: (arg: Buffer) => boolean | undefined, ev
     popEvents(emit, db, reply[0] as Buffer, p.where ? events[0] : events[1], p.count, reply[1], pairs, note);
   };
 }
+
+/**
+ * BLMPOP, BZMPOP: the blocking form of LMPOP / ZMPOP, `timeout numkeys key [key …] <where> [COUNT
+ * count]`; `events` are the pop's for where true, false; `reply` makes [key, elements] of the rows.
+ */
+export function blockingMpop(spec: Pick<Spec, 'name' | 'acl' | 'group' | 'summary' | 'complexity'>, stmt: Statement,
+  where: (arg: Buffer) => boolean | undefined, events: [string, string], pairs: boolean, reply: (rows: Rows) => Reply): CommandSpec {
+  return blockingCommand({
+    ...spec, arity: -5, flags: ['write', 'blocking'], keys: { first: 0, last: 0, step: 0, numkeysAt: 2 }, since: '7.0.0',
+    events: countedPopEvents(where, events, pairs),
+  }, countedKeys(stmt, where, reply));
+}

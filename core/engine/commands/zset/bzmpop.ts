@@ -3,18 +3,16 @@
  * seconds (0 = forever) while every sorted set is empty; a null array on timeout.
  * https://redis.io/commands/bzmpop/
  */
-import { blockingCommand, countedKeys, countedPopEvents, served } from '../blocking/pop';
+import { blockingMpop, served } from '../blocking/pop';
 import { minMax } from './zmpop';
 import { elements } from './reply';
 import { kZsetSql } from './sql';
 
-export const bzmpop = blockingCommand({
-  name: 'bzmpop', arity: -5, flags: ['write', 'blocking'], keys: { first: 0, last: 0, step: 0, numkeysAt: 2 },
-  acl: ['write', 'sortedset', 'slow'], group: 'sorted-set', since: '7.0.0',
+export const bzmpop = blockingMpop({
+  name: 'bzmpop', acl: ['write', 'sortedset', 'slow'], group: 'sorted-set',
   summary: 'Removes and returns a member by score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.',
   complexity: 'O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.',
-  events: countedPopEvents(minMax, ['zpopmax', 'zpopmin'], true),
-}, countedKeys(kZsetSql.bpop, minMax, (rows) => {
+}, kZsetSql.bpop, minMax, ['zpopmax', 'zpopmin'], true, (rows) => {
   const els = served(rows);
   return [els[0][1] as Buffer, elements(els, 2, true, true)];
-}));
+});
