@@ -35,6 +35,8 @@ test('flags: defaults, values, the --slo form', () => {
   assert.equal(parseWriteLatencyArgs(['--slo', 'p50 < 1.5ms']).slo?.bound, 1500);
   assert.equal(parseWriteLatencyArgs(['-c', '3', '--rps', '3']).connections, 3);
   assert.equal(kWriteLatencyDefaults.napUs, 30);
+  const h = harnessOptions(d, { host: '127.0.0.1', port: 7000 }, 1500, 3);
+  assert.deepEqual([h.rps, h.duration, h.warmup, h.clients, h.dataSize, h.keyspace, h.randomKeys, h.napUs, h.tests], [1500, 3, 1, 50, 1024, 100000, true, 30, ['set']]);
 });
 
 test('flags: bad ones are refused with the reason', () => {
