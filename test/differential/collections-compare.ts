@@ -71,14 +71,14 @@ export function sameUnder(norm: Norm, a: Buffer, b: Buffer): boolean {
   }
 }
 
-async function run(port: number, steps: Step[], window: number): Promise<Buffer[]> {
+async function run(port: number, steps: Step[], window: number, replyMs: number): Promise<Buffer[]> {
   const conn = await FrameConn.connect(port);
   const out: Buffer[] = [];
   try {
     for (let i = 0; i < steps.length; i += window) {
       const batch = steps.slice(i, i + window);
       conn.write(Buffer.concat(batch.map((s) => encode(...s.cmd))));
-      const r = await conn.read(batch.length, 30000);
+      const r = await conn.read(batch.length, replyMs);
       out.push(...r.frames);
       if (r.stopped) { out.push(Buffer.from(`<${r.stopped}>`)); break; }
     }
@@ -88,11 +88,14 @@ async function run(port: number, steps: Step[], window: number): Promise<Buffer[
   return out;
 }
 
-/** FLUSHALL both, then the sessions (concurrently, one connection each) on each server in turn. */
-export async function compareSteps(oracle: Oracle, sessions: Step[][], window = 1): Promise<CompareResult> {
+/**
+ * FLUSHALL both, then the sessions (concurrently, one connection each) on each server in turn;
+ * `replyMs`: how long one window's replies may take.
+ */
+export async function compareSteps(oracle: Oracle, sessions: Step[][], window = 1, replyMs = 30000): Promise<CompareResult> {
   await oracle.reset();
-  const expected = await Promise.all(sessions.map((s) => run(oracle.redis.port, s, window)));
-  const actual = await Promise.all(sessions.map((s) => run(oracle.postresp.port, s, window)));
+  const expected = await Promise.all(sessions.map((s) => run(oracle.redis.port, s, window, replyMs)));
+  const actual = await Promise.all(sessions.map((s) => run(oracle.postresp.port, s, window, replyMs)));
   const mismatches: Mismatch[] = [];
   let commands = 0;
   sessions.forEach((steps, s) => {
