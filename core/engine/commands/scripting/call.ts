@@ -32,7 +32,9 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
   if (keys.length > 0 || plan.store !== undefined || plan.libraries) {
     req.begin = { stmt: kScriptingSql.begin, values: [dbs, names, int8(Date.now()), plan.store?.sha ?? null, plan.store?.body ?? null] };
   }
-  if (keys.length > 0) req.end = { stmt: kScriptingSql.end, values: [dbs, names] };
+  // script_begin's second column: the placeholders it made, which script_end drops (none: the
+  // keys all existed, the usual case, and the statement is not sent)
+  if (keys.length > 0) req.end = { stmt: kScriptingSql.end, values: [dbs, names], needed: (begun) => Number(begun[0]?.[1] ?? 1) !== 0 };
   let host: CallHost | undefined;
   const out = await s.server.store.atomic(s, req, (tx) => {
     host = new CallHost(s, tx.store, plan.readOnly);
