@@ -6,7 +6,9 @@
  *                         a placeholder row (a WATCH mark with no watcher: card 0) so a client
  *                         creating it meanwhile waits for the commit instead of slipping in;
  *                         stores an EVAL body; returns the function-library version (FCALL) and
- *                         how many placeholders it made
+ *                         how many placeholders it made. EVALSHA (a sha, no body): first checks
+ *                         that the script is still stored (`known`), so a SCRIPT FLUSH on another
+ *                         instance, committed before this snapshot, makes the call NOSCRIPT
  *   … each redis.call's own statements …
  *   script_end(KEYS…)     drops the placeholders the script left as they were (only sent when
  *   COMMIT                script_begin made some; it goes in one pipeline with COMMIT)
@@ -20,11 +22,16 @@ import { kWatchMark } from '../kv-row';
 export function scriptingFunctions(s: string): string[] {
   return [
     `CREATE OR REPLACE FUNCTION ${s}.script_begin(p_dbs int2[], p_keys bytea[], p_now int8, p_sha text, p_body bytea,
-       OUT lib_version int8, OUT placed int4)
+       OUT lib_version int8, OUT placed int4, OUT known bool)
      LANGUAGE plpgsql AS $f$
      DECLARE w record;
      BEGIN
        placed := 0;
+       known := true;
+       IF p_sha IS NOT NULL AND p_body IS NULL THEN
+         known := EXISTS (SELECT 1 FROM ${s}.scripts sc WHERE sc.sha = p_sha);
+         IF NOT known THEN RETURN; END IF;
+       END IF;
        -- (db, key) order, like every multi-row writer: two scripts on the same keys never deadlock
        FOR w IN SELECT DISTINCT t.db, t.key FROM unnest(p_dbs, p_keys) AS t(db, key) ORDER BY t.db, t.key LOOP
          LOOP
