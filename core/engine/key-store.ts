@@ -32,8 +32,9 @@ export type Rows = unknown[][];
 export interface AtomicRequest {
   /** the first statement inside the transaction (scripting's script_begin: locks the declared keys) */
   begin?: { stmt: Statement; values: unknown[] };
-  /** the last one before COMMIT (script_end) */
-  end?: { stmt: Statement; values: unknown[] };
+  /** the last one before COMMIT, in one pipeline with it (script_end); sent only when `needed`
+   * says so of the begin statement's rows (script_end: when script_begin placed something) */
+  end?: { stmt: Statement; values: unknown[]; needed?: (begun: Rows) => boolean };
 }
 
 /** What the body of a call's transaction gets, once per attempt. */

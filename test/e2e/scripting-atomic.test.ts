@@ -138,6 +138,26 @@ describe('scripts are atomic across clients, threads and instances', () => {
     c2.close();
   });
 
+  it('SCRIPT FLUSH on one instance makes the other answer NOSCRIPT, with and without keys', async () => {
+    const [c1, c2] = [await RawClient.connect(a.port), await RawClient.connect(b.port)];
+    const body = "return 'kept ' .. #KEYS";
+    const sha = await c1.call('SCRIPT', 'LOAD', body) as string;
+    // b compiles it and keeps it in its engine
+    assert.equal(await c2.call('EVALSHA', sha, '0'), 'kept 0');
+    assert.equal(await c2.call('EVALSHA', sha, '1', 'flushed-k'), 'kept 1');
+    assert.equal(await c1.call('SCRIPT', 'FLUSH'), 'OK');
+    const noScript = { error: 'NOSCRIPT No matching script. Please use EVAL.' };
+    assert.deepEqual(await c2.call('EVALSHA', sha, '1', 'flushed-k'), noScript);
+    assert.deepEqual(await c2.call('EVALSHA', sha, '0'), noScript);
+    assert.deepEqual(await c2.call('SCRIPT', 'EXISTS', sha), [0]);
+    // EVAL on b stores the body again, though b's engine had compiled it before: a runs it by sha
+    assert.equal(await c2.call('EVAL', body, '0'), 'kept 0');
+    assert.equal(await c1.call('EVALSHA', sha, '0'), 'kept 0');
+    assert.deepEqual(await c1.call('SCRIPT', 'EXISTS', sha), [1]);
+    c1.close();
+    c2.close();
+  });
+
   it('SCRIPT KILL from another client stops a script that has not written; one that wrote is UNKILLABLE', async () => {
     const cs = await Promise.all([0, 1, 2].map(() => RawClient.connect(a.port)));
     const stuck = cs[0].call('EVAL', 'while true do end', '0');

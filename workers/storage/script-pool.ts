@@ -4,9 +4,11 @@
  * lane that would stall every pipelined client behind it. More concurrent calls than connections
  * wait in FIFO order.
  *
- *   acquire ─▶ BEGIN ISOLATION LEVEL REPEATABLE READ ─▶ begin stmt ─▶ body (the script) ─▶ end stmt ─▶ COMMIT
+ *   acquire ─▶ BEGIN ISOLATION LEVEL REPEATABLE READ + begin stmt ─▶ body (the script) ─▶ end stmt + COMMIT
  *                  ▲                                                                                   │
  *                  └──── 40001 / 40P01 anywhere: ROLLBACK, count a retry, same connection ◀────────────┘
+ *
+ * (`+`: one pipeline, one round trip; ./script-tx.ts)
  *
  * A restart before the body ran (the begin statement waited on a declared key's row lock, and the
  * row changed after this transaction's snapshot) costs a round trip; one after it re-runs the
@@ -61,8 +63,7 @@ export class ScriptPool {
 
   private async attempts<T>(conn: NativePgConnection, req: AtomicRequest, body: (run: AtomicRun) => Promise<T>): Promise<T | RespError> {
     for (let attempt = 0; ; attempt++) {
-      const tx = new ScriptTx(conn);
-      tx.send('BEGIN ISOLATION LEVEL REPEATABLE READ', [], () => undefined);
+      const tx = new ScriptTx(conn, 'BEGIN ISOLATION LEVEL REPEATABLE READ');
       const begun = req.begin ? await tx.rows(req.begin.stmt.text, req.begin.values) : [];
       const ran = !tx.failed;
       let value: T | undefined;
@@ -73,8 +74,8 @@ export class ScriptPool {
           tx.failure ??= e as Error;
         }
       }
-      if (!tx.failed && req.end) tx.send(req.end.stmt.text, req.end.values, () => undefined);
-      await tx.finish();
+      const end = req.end !== undefined && (req.end.needed?.(begun) ?? true) ? { sql: req.end.stmt.text, values: req.end.values } : undefined;
+      await tx.finish(end);
       if (tx.restart && attempt + 1 < kMaxAttempts) {
         if (ran) this.stats.retries++;
         else this.stats.lockRestarts++;

@@ -3,6 +3,11 @@
  * lane's run code sends a command's statements here unchanged: each statement goes at once, in
  * its own sync group, inside the open transaction (a Sync does not commit inside BEGIN).
  *
+ * Round trips: BEGIN goes in one pipeline with the first statement (the snapshot is taken there
+ * anyway), the last statement (script_end) in one with COMMIT, and a call that sent nothing
+ * (`return 1`, no keys) sends neither: each Sync is a write() on the socket and a ReadyForQuery
+ * to read, ~25 µs of server CPU apiece on the 2-core machine (BENCHMARKS.md "Scripts").
+ *
  * The first statement error aborts the transaction in Postgres; it is noted here:
  *   40001 serialization failure, 40P01 deadlock → `restart`: roll back, run the script again
  *   anything else (connection lost…)            → `failure`: roll back, the client gets the error
@@ -24,7 +29,12 @@ export class ScriptTx implements Pipeline {
   failure: Error | undefined = undefined;
   statements = 0;
 
-  constructor(private readonly conn: NativePgConnection) {}
+  /** BEGIN … until the first statement takes it along */
+  private begin: string | undefined;
+
+  constructor(private readonly conn: NativePgConnection, begin: string) {
+    this.begin = begin;
+  }
 
   get failed(): boolean {
     return this.restart || this.failure !== undefined;
@@ -38,6 +48,7 @@ export class ScriptTx implements Pipeline {
       return;
     }
     this.statements++;
+    this.sendBegin();
     let stmtErr: Error | null = null;
     let stmtRes: Parameters<Done>[1] = null;
     this.conn.send(sql, values as readonly PgParam[], (err, res) => {
@@ -61,14 +72,32 @@ export class ScriptTx implements Pipeline {
     return new Promise((resolve) => this.send(sql, values, (err, res) => resolve(err || !res ? [] : typedRows(res))));
   }
 
-  /** COMMIT, or ROLLBACK after a failure; resolves once Postgres answered. */
-  finish(): Promise<void> {
-    const failed = this.failed;
-    return new Promise((resolve) => {
-      if (this.conn.closed) return resolve();
-      this.conn.send(failed ? 'ROLLBACK' : 'COMMIT', [], (err) => { if (err && !failed) this.note(err); });
+  /**
+   * `last` (if any) and COMMIT in one pipeline, or ROLLBACK after a failure; resolves once
+   * Postgres answered. When `last` or COMMIT fails, the rest of the group is skipped and the
+   * transaction is left aborted (or ended): a ROLLBACK follows (a warning only when none is open).
+   */
+  async finish(last?: { sql: string; values: readonly unknown[] }): Promise<void> {
+    if (this.begin !== undefined || this.conn.closed) return; // nothing was sent: no transaction
+    if (!this.failed) {
+      if (last !== undefined) {
+        this.statements++;
+        this.conn.send(last.sql, last.values as readonly PgParam[], (err) => { if (err) this.note(err); });
+      }
+      this.conn.send('COMMIT', [], (err) => { if (err) this.note(err); });
+      await new Promise<void>((resolve) => this.conn.sync(() => resolve()));
+      if (!this.failed || this.conn.closed) return;
+    }
+    await new Promise<void>((resolve) => {
+      this.conn.send('ROLLBACK', [], () => undefined);
       this.conn.sync(() => resolve());
     });
+  }
+
+  private sendBegin(): void {
+    if (this.begin === undefined) return;
+    this.conn.send(this.begin, [], (err) => { if (err) this.note(err); });
+    this.begin = undefined;
   }
 
   private note(e: Error): void {

@@ -14,8 +14,11 @@ import { kScriptingSql } from './sql';
 
 export interface CallPlan {
   keys: Buffer[];
-  /** an EVAL body this process had not seen: stored in Postgres by the first statement */
+  /** EVAL's body: stored in Postgres by the first statement (if absent: another instance may
+   * have flushed it since this process compiled it) */
   store?: { sha: string; body: Buffer };
+  /** EVALSHA's sha: the first statement says whether it is still stored (`known`, below) */
+  check?: string;
   /** FCALL: the first statement also reads the function-library version */
   libraries?: boolean;
   readOnly: boolean;
@@ -23,16 +26,22 @@ export interface CallPlan {
   run(host: CallHost, begun: Rows, store: import('../../key-store').KeyStore): Promise<Buffer>;
 }
 
+/** false when EVALSHA's script is no longer stored (a SCRIPT FLUSH, maybe on another instance) */
+export const scriptKnown = (begun: Rows): boolean => begun[0]?.[2] !== false;
+
 export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
   const db = s.db;
   const { keys } = plan;
   const dbs = int2Array(keys.map(() => db));
   const names = encodeBufferArray(keys);
   const req: AtomicRequest = {};
-  if (keys.length > 0 || plan.store !== undefined || plan.libraries) {
-    req.begin = { stmt: kScriptingSql.begin, values: [dbs, names, int8(Date.now()), plan.store?.sha ?? null, plan.store?.body ?? null] };
+  if (keys.length > 0 || plan.store !== undefined || plan.check !== undefined || plan.libraries) {
+    const sha = plan.store?.sha ?? plan.check ?? null;
+    req.begin = { stmt: kScriptingSql.begin, values: [dbs, names, int8(Date.now()), sha, plan.store?.body ?? null] };
   }
-  if (keys.length > 0) req.end = { stmt: kScriptingSql.end, values: [dbs, names] };
+  // script_begin's second column: the placeholders it made, which script_end drops (none: the
+  // keys all existed, the usual case, and the statement is not sent)
+  if (keys.length > 0) req.end = { stmt: kScriptingSql.end, values: [dbs, names], needed: (begun) => Number(begun[0]?.[1] ?? 1) !== 0 };
   let host: CallHost | undefined;
   const out = await s.server.store.atomic(s, req, (tx) => {
     host = new CallHost(s, tx.store, plan.readOnly);

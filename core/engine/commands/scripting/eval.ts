@@ -7,7 +7,7 @@
 import { RespError, type Reply } from '../../reply';
 import { defineCommand } from '../define';
 import type { CommandFlag } from '../spec';
-import { inOrder, runCall } from './call';
+import { inOrder, runCall, scriptKnown } from './call';
 import { engineOf } from './engine-of';
 import { splitKeys } from './numkeys';
 import { evalBody, kNoScript, scriptFlagsBySha } from './scripts';
@@ -28,7 +28,6 @@ function evalCommand(name: string, bySha: boolean, ro: boolean) {
       if (split instanceof RespError) return split;
       const engine = engineOf(s);
       let sha: string;
-      let stored: Buffer | undefined;
       let flags;
       if (bySha) {
         sha = argv[1].toString('latin1').toLowerCase();
@@ -37,15 +36,23 @@ function evalCommand(name: string, bySha: boolean, ro: boolean) {
       } else {
         const b = evalBody(engine, argv[1]);
         if (b instanceof RespError) return b;
-        ({ sha, flags, stored } = b);
+        ({ sha, flags } = b);
       }
       const compat = flags.includes('eval-compat');
       const noWrites = flags.includes('no-writes');
       if (ro && !compat && !noWrites) return kWriteFlagRo;
       const { keys, args } = split;
       return runCall(s, {
-        keys, readOnly: ro || (!compat && noWrites), store: stored && { sha, body: stored },
-        run: (host) => engine.eval({ sha, keys, args, proto: s.proto }, host),
+        keys, readOnly: ro || (!compat && noWrites),
+        // EVAL stores its body in every call (a no-op insert when present): the engine here may
+        // know a body that a SCRIPT FLUSH elsewhere removed from Postgres
+        store: bySha ? undefined : { sha, body: argv[1] }, check: bySha ? sha : undefined,
+        run: (host, begun) => {
+          if (scriptKnown(begun)) return engine.eval({ sha, keys, args, proto: s.proto }, host);
+          // flushed elsewhere: so is every body this process compiled (SCRIPT FLUSH empties all)
+          engine.flushScripts();
+          return Promise.resolve(kNoScript.bytes);
+        },
       });
     }),
   });

@@ -1,8 +1,9 @@
 /**
  * SCRIPT LOAD | EXISTS | FLUSH [ASYNC|SYNC] | KILL | HELP — the script cache (./scripts.ts).
- * FLUSH empties this process's engine and Postgres's table: other PostRESP instances keep the
- * bodies they already compiled until they restart. KILL stops the EVAL scripts of this process
- * (any worker thread) that have not written yet.
+ * FLUSH empties this process's engine and Postgres's table; another instance's engine keeps its
+ * compiled bodies, but its EVALSHA checks Postgres in the call's first statement (NOSCRIPT, and
+ * it empties its engine too) and its SCRIPT EXISTS asks Postgres only. KILL stops the EVAL scripts
+ * of this process (any worker thread) that have not written yet.
  * https://redis.io/commands/script-load/
  */
 import { Raw, RespError, type Reply } from '../../reply';
@@ -39,16 +40,16 @@ const exists = defineCommand({
   tips: ['request_policy:all_shards', 'response_policy:agg_logical_and'],
   summary: 'Check existence of scripts in the script cache.',
   async run(s, argv): Promise<Reply> {
-    const engine = engineOf(s);
+    // Postgres only: this process's engine may still hold a body another instance flushed
     const shas = argv.slice(2).map((b) => b.toString('latin1').toLowerCase());
-    const missing = shas.filter((sha) => sha.length === 40 && !engine.scriptExists(sha));
+    const asked = shas.filter((sha) => /^[0-9a-f]{40}$/.test(sha));
     let stored = new Set<string>();
-    if (missing.length > 0) {
-      const found = await s.server.store.exec(s, kScriptingSql.exist, [`{${missing.join(',')}}`], (rows) => rows.map((r) => r[0] as string));
+    if (asked.length > 0) {
+      const found = await s.server.store.exec(s, kScriptingSql.exist, [`{${asked.join(',')}}`], (rows) => rows.map((r) => r[0] as string));
       if (found instanceof RespError) return found;
       stored = new Set(found as string[]);
     }
-    return shas.map((sha) => (engine.scriptExists(sha) || stored.has(sha) ? 1 : 0));
+    return shas.map((sha) => (stored.has(sha) ? 1 : 0));
   },
 });
 

@@ -1,7 +1,8 @@
 /**
  * The script cache: bodies by SHA1 in this process's engine, and in Postgres for every instance
- * (EVAL stores a new body in its transaction's first statement, SCRIPT LOAD at once). An EVALSHA
- * this engine does not know reads Postgres before answering NOSCRIPT.
+ * (EVAL stores its body in its transaction's first statement, SCRIPT LOAD at once). An EVALSHA
+ * this engine does not know reads Postgres before answering NOSCRIPT; one it knows is checked
+ * against Postgres in its transaction's first statement (a SCRIPT FLUSH on another instance).
  */
 import type { ScriptFlag } from '../../scripting/errors';
 import type { ScriptEngine } from '../../scripting/engine';
@@ -21,12 +22,12 @@ export async function scriptFlagsBySha(s: Session, engine: ScriptEngine, sha: st
   return 'error' in loaded ? null : loaded.flags;
 }
 
-/** EVAL's body: its sha and flags, compiled if new (`stored` then holds it for Postgres), or the compile error. */
-export function evalBody(engine: ScriptEngine, body: Buffer): { sha: string; flags: ScriptFlag[]; stored?: Buffer } | RespError {
+/** EVAL's body: its sha and flags, compiled if new, or the compile error. */
+export function evalBody(engine: ScriptEngine, body: Buffer): { sha: string; flags: ScriptFlag[] } | RespError {
   const sha = engine.sha1hex(body);
   const flags = engine.scriptFlags(sha);
   if (flags !== null) return { sha, flags };
   const loaded = engine.loadScript(body);
   if ('error' in loaded) return new RespError(loaded.error);
-  return { sha, flags: loaded.flags, stored: body };
+  return { sha, flags: loaded.flags };
 }

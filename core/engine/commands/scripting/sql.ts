@@ -6,8 +6,9 @@ import type { Statement } from '../../key-store';
 import { call } from '../function-call';
 
 export const kScriptingSql = {
-  /** the call's first statement: locks KEYS, stores a new EVAL body, returns the library version */
-  begin: call('script_begin', '', 'int2[]', 'bytea[]', 'int8', 'text', 'bytea'),
+  /** the call's first statement: locks KEYS, stores an EVAL body; the library version, the
+   * number of placeholders made (none: script_end is not sent), whether EVALSHA's sha is stored */
+  begin: call('script_begin', 'lib_version, placed, known', 'int2[]', 'bytea[]', 'int8', 'text', 'bytea'),
   /** before COMMIT: the placeholders of absent KEYS go */
   end: call('script_end', '', 'int2[]', 'bytea[]'),
   /** EVALSHA / SCRIPT EXISTS of a sha this process has not seen */
