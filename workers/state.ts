@@ -235,9 +235,9 @@ export class WorkerState implements ServerContext {
     this.lastSpec = undefined;
     this.lastSpecStats = undefined;
   }
-  resetStats(): void {
+  async resetStats(): Promise<void> {
     this.clearStats();
-    void this.rpc.call('reset-stats').catch(() => undefined);
+    await this.rpc.call('reset-stats');
   }
   async shutdown(): Promise<void> {
     await this.rpc.call('shutdown');

@@ -50,7 +50,8 @@ export interface ServerContext {
   info(): Promise<InfoData>;
   /** validated already; applies here at once and everywhere else through the primary */
   configSet(pairs: [string, string][]): Promise<void>;
-  resetStats(): void;
+  /** CONFIG RESETSTAT: resolves once every worker and the primary cleared theirs */
+  resetStats(): Promise<void>;
   shutdown(): Promise<void>;
   /** DEBUG PANIC: kill this worker thread (tests of the crash path) */
   crash(): void;

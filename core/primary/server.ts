@@ -168,6 +168,13 @@ export class PrimaryServer {
         }
         return true;
       }
+      case 'reset-stats': {
+        // Redis's RESETSTAT also zeroes total_connections_received and rejected_connections
+        this.stats.totalConnectionsReceived = 0;
+        this.stats.rejectedConnections = 0;
+        await this.pool.gather('reset-stats');
+        return true;
+      }
       case 'shutdown':
         setImmediate(() => void this.shutdown('SHUTDOWN command'));
         return true;

@@ -81,3 +81,20 @@ describe('INFO server: executable and config_file', () => {
     }
   });
 });
+
+describe('CONFIG RESETSTAT', () => {
+  it('clears every worker\'s counters before it answers', async () => {
+    // two connections open at once land on the two workers (the primary picks the emptier one)
+    const [a, b] = await Promise.all([RawClient.connect(server.port), RawClient.connect(server.port)]);
+    try {
+      for (const c of [a, b]) assert.match((await c.call('NOSUCHCOMMAND') as { error: string }).error, /^ERR unknown command/);
+      assert.equal(await a.call('CONFIG', 'RESETSTAT'), 'OK');
+      const errors = await a.call('INFO', 'errorstats');
+      assert.equal(errors, '# Errorstats\r\n', 'errorstats after RESETSTAT');
+      assert.equal(field(String(await b.call('INFO', 'stats')), 'total_error_replies'), '0');
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+});
