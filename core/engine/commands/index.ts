@@ -27,6 +27,7 @@ import { kZsetCommands } from './zset';
 import { kScriptingCommands } from './scripting';
 import { kStreamCommands } from './stream';
 import { kPubsubCommands } from './pubsub';
+import { kHyperLogLogCommands } from './hyperloglog';
 
 export const kConnectionCommands: CommandSpec[] = [auth, client, echo, hello, ping, quit, reset, select];
 export const kServerCommands: CommandSpec[] = [command, config, debug, info, latency, save, bgsave, lastsave, shutdown, time];
@@ -36,7 +37,7 @@ export function allCommands(): CommandSpec[] {
   return [...kConnectionCommands, ...kServerCommands, ...kStringCommands, ...kKeyCommands, ...kTransactionCommands,
     ...kHashCommands, ...kSetCommands, ...kListCommands,
     ...kZsetCommands,
-    ...kScriptingCommands, ...kStreamCommands, ...kPubsubCommands];
+    ...kScriptingCommands, ...kStreamCommands, ...kPubsubCommands, ...kHyperLogLogCommands];
 }
 
 export function buildCommandTable(): CommandTable {

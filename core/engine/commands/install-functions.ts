@@ -12,6 +12,7 @@ import type pg from 'pg';
 import { quoteIdent } from '../../primary/postgres/schema';
 import { blockingFunctions } from './blocking/functions';
 import { hashFunctions } from './hash/functions';
+import { hyperloglogFunctions } from './hyperloglog/functions';
 import { keyFunctions } from './keys/functions';
 import { listFunctions } from './list/functions';
 import { scriptingFunctions } from './scripting/functions';
@@ -24,7 +25,7 @@ import { streamFunctions } from './stream/functions';
 /** Each family's CREATE statements, given the quoted schema name */
 const kFamilies: ((s: string) => string[])[] = [
   stringFunctions, transactionFunctions, keyFunctions, hashFunctions, setFunctions, listFunctions, zsetFunctions,
-  scriptingFunctions, streamFunctions, blockingFunctions,
+  scriptingFunctions, streamFunctions, blockingFunctions, hyperloglogFunctions,
 ];
 
 export function functionStatements(schema: string): string[] {
