@@ -28,6 +28,7 @@ import { kScriptingCommands } from './scripting';
 import { kStreamCommands } from './stream';
 import { kPubsubCommands } from './pubsub';
 import { kHyperLogLogCommands } from './hyperloglog';
+import { kGeoCommands } from './geo';
 
 export const kConnectionCommands: CommandSpec[] = [auth, client, echo, hello, ping, quit, reset, select];
 export const kServerCommands: CommandSpec[] = [command, config, debug, info, latency, save, bgsave, lastsave, shutdown, time];
@@ -37,7 +38,7 @@ export function allCommands(): CommandSpec[] {
   return [...kConnectionCommands, ...kServerCommands, ...kStringCommands, ...kKeyCommands, ...kTransactionCommands,
     ...kHashCommands, ...kSetCommands, ...kListCommands,
     ...kZsetCommands,
-    ...kScriptingCommands, ...kStreamCommands, ...kPubsubCommands, ...kHyperLogLogCommands];
+    ...kScriptingCommands, ...kStreamCommands, ...kPubsubCommands, ...kHyperLogLogCommands, ...kGeoCommands];
 }
 
 export function buildCommandTable(): CommandTable {
