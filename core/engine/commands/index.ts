@@ -29,6 +29,7 @@ import { kStreamCommands } from './stream';
 import { kPubsubCommands } from './pubsub';
 import { kHyperLogLogCommands } from './hyperloglog';
 import { kGeoCommands } from './geo';
+import { kSortCommands } from './sort';
 
 export const kConnectionCommands: CommandSpec[] = [auth, client, echo, hello, ping, quit, reset, select];
 export const kServerCommands: CommandSpec[] = [command, config, debug, info, latency, save, bgsave, lastsave, shutdown, time];
@@ -38,7 +39,7 @@ export function allCommands(): CommandSpec[] {
   return [...kConnectionCommands, ...kServerCommands, ...kStringCommands, ...kKeyCommands, ...kTransactionCommands,
     ...kHashCommands, ...kSetCommands, ...kListCommands,
     ...kZsetCommands,
-    ...kScriptingCommands, ...kStreamCommands, ...kPubsubCommands, ...kHyperLogLogCommands, ...kGeoCommands];
+    ...kScriptingCommands, ...kStreamCommands, ...kPubsubCommands, ...kHyperLogLogCommands, ...kGeoCommands, ...kSortCommands];
 }
 
 export function buildCommandTable(): CommandTable {

@@ -18,6 +18,7 @@ import { keyFunctions } from './keys/functions';
 import { listFunctions } from './list/functions';
 import { scriptingFunctions } from './scripting/functions';
 import { setFunctions } from './set/functions';
+import { sortFunctions } from './sort/functions';
 import { stringFunctions } from './string/functions';
 import { transactionFunctions } from './transactions/functions';
 import { zsetFunctions } from './zset/functions';
@@ -26,7 +27,7 @@ import { streamFunctions } from './stream/functions';
 /** Each family's CREATE statements, given the quoted schema name */
 const kFamilies: ((s: string) => string[])[] = [
   stringFunctions, transactionFunctions, keyFunctions, hashFunctions, setFunctions, listFunctions, zsetFunctions,
-  scriptingFunctions, streamFunctions, blockingFunctions, hyperloglogFunctions, geoFunctions,
+  scriptingFunctions, streamFunctions, blockingFunctions, hyperloglogFunctions, geoFunctions, sortFunctions,
 ];
 
 export function functionStatements(schema: string): string[] {

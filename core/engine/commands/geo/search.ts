@@ -8,6 +8,7 @@
  */
 import { RespError, type Reply } from '../../reply';
 import type { Session } from '../../session';
+import { eqIgnoreCase } from '../args';
 import { dbArg, exec, int8, int8Reply, nowArg } from '../exec';
 import { defineCommand } from '../define';
 import { kOneKey, type CommandFlag, type CommandSpec, type KeySpec } from '../spec';
@@ -22,7 +23,7 @@ import { kGeoSql } from './sql';
 const enum Status { Missing = 0, Done = 1, WrongType = 2, NoMember = 3 }
 
 /** the statement's values for a query (or only the key checks when `q` is an error) */
-function values(s: Session, argv: Buffer[], src: Buffer, q: GeoQuery | RespError, lookup: Buffer | null,
+function values(s: Session, src: Buffer, q: GeoQuery | RespError, lookup: Buffer | null,
   whenMissing: GeoQuery | RespError): unknown[] {
   const ok = !(q instanceof RespError);
   const g = ok ? q : undefined;
@@ -52,12 +53,27 @@ function reply(s: Session, q: GeoQuery, rows: unknown[][]): Reply {
   return out;
 }
 
+/**
+ * GEORADIUS's keys as redis-server 7.0's COMMAND GETKEYS finds them (keyword key specs): the key,
+ * then the argument after the first STORE, then after the first STOREDIST, searched from `from`.
+ */
+function storeKeys(from: number): (argv: Buffer[]) => Buffer[] {
+  return (argv) => {
+    const out = [argv[1]];
+    for (const word of ['store', 'storedist']) {
+      for (let i = from; i + 1 < argv.length; i++) if (eqIgnoreCase(argv[i], word)) { out.push(argv[i + 1]); break; }
+    }
+    return out;
+  };
+}
+
 interface Variant { name: string; arity: number; flags: readonly CommandFlag[]; keys: KeySpec; v: GeoVariant; since: string; summary: string }
 
 function geoSearchCommand(d: Variant): CommandSpec {
   const src = d.v & GeoVariant.SearchStore ? 2 : 1;
   return defineCommand({
     name: d.name, arity: d.arity, flags: d.flags, keys: d.keys, acl: ['geo'], group: 'geo', since: d.since, summary: d.summary,
+    getKeys: d.flags.includes('movablekeys') ? storeKeys(d.v & GeoVariant.Coords ? 6 : 5) : undefined,
     complexity: 'O(N+log(M)) where N is the number of elements in the grid-aligned bounding box area around the shape provided as the filter and M is the number of items inside the shape',
     run(s, argv) {
       // the answers for each state of the key (see search-args.ts); the member looked up, if any
@@ -65,7 +81,7 @@ function geoSearchCommand(d: Variant): CommandSpec {
       const noMember = parseGeoQuery(argv, d.v, true, false);
       const missing = parseGeoQuery(argv, d.v, false, false);
       const lookup = !(found instanceof RespError) ? found.member : noMember === kNoMember ? memberArg(argv, d.v) : null;
-      return exec(s, kGeoSql.search, values(s, argv, argv[src], found, lookup, missing), (rows) => {
+      return exec(s, kGeoSql.search, values(s, argv[src], found, lookup, missing), (rows) => {
         const status = rows.length === 0 ? Status.Done : (rows[0][0] as Status);
         if (status === Status.WrongType) return Err.wrongType;
         if (status === Status.Missing) {
