@@ -8,12 +8,13 @@ import { Err } from '../../resp-errors';
 import { eqIgnoreCase } from '../args';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
+import { zaddEvents } from '../zset/events';
 import { ZaddFlag, zaddExec } from '../zset/zadd';
 import { lonLat } from './args';
 import { geoScore } from './geohash';
 
 export const geoadd = defineCommand({
-  name: 'geoadd', arity: -5, flags: ['write', 'denyoom'], keys: kOneKey, acl: ['geo'], group: 'geo', since: '3.2.0',
+  name: 'geoadd', arity: -5, flags: ['write', 'denyoom'], events: zaddEvents, keys: kOneKey, acl: ['geo'], group: 'geo', since: '3.2.0',
   summary: 'Adds one or more members to a geospatial index. The key is created if it doesn\'t exist.',
   complexity: 'O(log(N)) for each item added, where N is the number of elements in the sorted set.',
   run(s, argv) {

@@ -11,10 +11,12 @@ import type { Session } from '../../session';
 import { eqIgnoreCase } from '../args';
 import { dbArg, exec, int8, int8Reply, nowArg } from '../exec';
 import { defineCommand } from '../define';
+import { stored } from '../events';
 import { kOneKey, type CommandFlag, type CommandSpec, type KeySpec } from '../spec';
 import { Err } from '../../resp-errors';
 import { f8 } from '../zset/bounds';
 import { fixed } from './fixed';
+import { georadiusEvents } from './events';
 import { decodeScore } from './geohash';
 import { coordinate } from './geopos';
 import { GeoVariant, kNoMember, parseGeoQuery, type GeoQuery } from './search-args';
@@ -73,6 +75,8 @@ function geoSearchCommand(d: Variant): CommandSpec {
   const src = d.v & GeoVariant.SearchStore ? 2 : 1;
   return defineCommand({
     name: d.name, arity: d.arity, flags: d.flags, keys: d.keys, acl: ['geo'], group: 'geo', since: d.since, summary: d.summary,
+    events: !d.flags.includes('write') ? undefined
+      : d.v & GeoVariant.SearchStore ? stored('geosearchstore') : georadiusEvents(d.v & GeoVariant.Coords ? 6 : 5),
     getKeys: d.flags.includes('movablekeys') ? storeKeys(d.v & GeoVariant.Coords ? 6 : 5) : undefined,
     complexity: 'O(N+log(M)) where N is the number of elements in the grid-aligned bounding box area around the shape provided as the filter and M is the number of items inside the shape',
     run(s, argv) {

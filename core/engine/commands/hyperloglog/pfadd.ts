@@ -4,13 +4,14 @@
  */
 import { dbArg, exec, nowArg } from '../exec';
 import { defineCommand } from '../define';
+import { whenDone } from '../events';
 import { kOneKey } from '../spec';
 import { kHllErrors } from './errors';
 import { registerOp } from './murmur';
 import { kHllSql } from './sql';
 
 export const pfadd = defineCommand({
-  name: 'pfadd', arity: -2, flags: ['write', 'denyoom', 'fast'], keys: kOneKey, acl: ['hyperloglog'],
+  name: 'pfadd', arity: -2, flags: ['write', 'denyoom', 'fast'], events: whenDone('pfadd'), keys: kOneKey, acl: ['hyperloglog'],
   group: 'hyperloglog', since: '2.8.9', summary: 'Adds elements to a HyperLogLog key. Creates the key if it doesn\'t exist.',
   complexity: 'O(1) to add every element.',
   run(s, argv) {

@@ -8,6 +8,7 @@ import { RespError, Simple, type Reply } from '../../reply';
 import { dbArg, exec, nowArg } from '../exec';
 import { defineCommand } from '../define';
 import { kHllErrors } from './errors';
+import { kNoEvents } from './events';
 import { kRegisters } from './murmur';
 import { decodeSparse, denseRegister, isSparse } from './registers';
 import { kHllSql } from './sql';
@@ -25,7 +26,7 @@ const kSubcommands: Record<string, { dense: boolean; show: Show }> = {
 };
 
 export const pfdebug = defineCommand({
-  name: 'pfdebug', arity: 3, flags: ['write', 'denyoom', 'admin'], keys: { first: 2, last: 2, step: 1 },
+  name: 'pfdebug', arity: 3, flags: ['write', 'denyoom', 'admin'], events: kNoEvents, keys: { first: 2, last: 2, step: 1 },
   acl: ['hyperloglog'], group: 'hyperloglog', since: '2.8.9', summary: 'Internal commands for debugging HyperLogLog values.',
   complexity: 'N/A',
   run(s, argv) {

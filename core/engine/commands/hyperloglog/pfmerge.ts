@@ -7,10 +7,11 @@ import { encodeBufferArray, dbArg, exec, nowArg } from '../exec';
 import { defineCommand } from '../define';
 import { kAllKeys } from '../spec';
 import { kHllErrors } from './errors';
+import { pfmergeEvents } from './events';
 import { kHllSql } from './sql';
 
 export const pfmerge = defineCommand({
-  name: 'pfmerge', arity: -2, flags: ['write', 'denyoom'], keys: kAllKeys, acl: ['hyperloglog'],
+  name: 'pfmerge', arity: -2, flags: ['write', 'denyoom'], events: pfmergeEvents, keys: kAllKeys, acl: ['hyperloglog'],
   group: 'hyperloglog', since: '2.8.9', summary: 'Merges one or more HyperLogLog values into a single key.',
   complexity: 'O(N) to merge N HyperLogLogs, but with high constant times.',
   run(s, argv) {

@@ -9,6 +9,8 @@ import { Err } from '../../resp-errors';
 import { eqIgnoreCase, parseI64 } from '../args';
 import { encodeBufferArray, dbArg, exec, int8, int8Reply, nowArg } from '../exec';
 import { defineCommand } from '../define';
+import { stored } from '../events';
+import type { EventsOf } from '../../write-hook';
 import type { CommandSpec } from '../spec';
 import { parsePattern, PatternKind, type Pattern } from './pattern';
 import { kSortSql } from './sql';
@@ -56,12 +58,20 @@ function sortKeys(argv: Buffer[]): Buffer[] {
   return store === undefined ? [argv[1]] : [argv[1], store];
 }
 
+/** SORT … STORE: `sortstore` on the destination, or `del` when the result was empty (if it existed: maybe) */
+const sortEvents: EventsOf = (emit, db, argv, reply) => {
+  const keys = sortKeys(argv);
+  if (keys.length > 1) kStored(emit, db, keys, reply);
+};
+const kStored = stored('sortstore');
+
 function sortCommand(name: string, readonly: boolean, since: string, summary: string): CommandSpec {
   return defineCommand({
     name, arity: -2, flags: readonly ? ['readonly', 'movablekeys'] : ['write', 'denyoom', 'movablekeys'],
     keys: { first: 1, last: 1, step: 1 }, acl: ['set', 'sortedset', 'list', 'dangerous'], group: 'generic', since, summary,
     complexity: 'O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N).',
     getKeys: readonly ? (argv) => [argv[1]] : sortKeys,
+    events: readonly ? undefined : sortEvents,
     run(s, argv) {
       const a = parse(argv, readonly);
       if (a instanceof RespError) return a;
