@@ -128,6 +128,16 @@ export const kEventCases: EventCase[] = [
   // SORT
   c('SORT l', kList), c('SORT l STORE d', kList), c('SORT l STORE d', kList, 'SET d x'), c('SORT q STORE d', 'SET d x'),
   c('SORT q STORE d'), c('SORT s ALPHA LIMIT 0 1 STORE d', kSet), c('SORT z BY nosort STORE d', kZset),
+  // bitmaps
+  c('SETBIT b 7 1'), c('SETBIT b 7 1', 'SETBIT b 7 1'), c('SETBIT b 1 1', 'RPUSH b x'),
+  c('BITOP AND d a b', 'SET a x', 'SET b y'), c('BITOP NOT d a', 'SET a x'), c('BITOP OR d a b'), c('BITOP OR d a b', 'SET d x'),
+  c('BITOP XOR d a l', 'SET a x', 'RPUSH l x'),
+  c('BITFIELD b SET u8 0 1'), c('BITFIELD b GET u8 0', 'SET b x'), c('BITFIELD b'), c('BITFIELD b OVERFLOW FAIL INCRBY u2 0 9'),
+  c('BITFIELD b INCRBY i8 0 1 GET u4 0', 'SET b x'), c('BITFIELD_RO b GET u8 0', 'SET b x'),
+  c('SETBIT b 0 0', 'SET b x'), c('SETBIT b 100 0', 'SET b x'), c('SETBIT b 1 0', 'SET b x'), c('SETBIT b 0 0'),
+  c('BITFIELD b SET u8 0 120', 'SET b x'), c('BITFIELD b SET u8 0 121', 'SET b x'), c('BITFIELD b SET u8 8 0', 'SET b x'),
+  c('BITFIELD b OVERFLOW SAT INCRBY u8 0 1', 'SET b \xff'), c('BITFIELD b INCRBY u8 0 256', 'SET b x'),
+  c('BITFIELD b OVERFLOW FAIL INCRBY u8 0 300 SET i8 0 -1', 'SET b x'),
 ];
 
 function kScriptCases(): EventCase[] {

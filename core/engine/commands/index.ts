@@ -30,6 +30,7 @@ import { kPubsubCommands } from './pubsub';
 import { kHyperLogLogCommands } from './hyperloglog';
 import { kGeoCommands } from './geo';
 import { kSortCommands } from './sort';
+import { kBitmapCommands } from './bitmap';
 
 export const kConnectionCommands: CommandSpec[] = [auth, client, echo, hello, ping, quit, reset, select];
 export const kServerCommands: CommandSpec[] = [command, config, debug, info, latency, save, bgsave, lastsave, shutdown, time];
@@ -39,7 +40,7 @@ export function allCommands(): CommandSpec[] {
   return [...kConnectionCommands, ...kServerCommands, ...kStringCommands, ...kKeyCommands, ...kTransactionCommands,
     ...kHashCommands, ...kSetCommands, ...kListCommands,
     ...kZsetCommands,
-    ...kScriptingCommands, ...kStreamCommands, ...kPubsubCommands, ...kHyperLogLogCommands, ...kGeoCommands, ...kSortCommands];
+    ...kScriptingCommands, ...kStreamCommands, ...kPubsubCommands, ...kHyperLogLogCommands, ...kGeoCommands, ...kSortCommands, ...kBitmapCommands];
 }
 
 export function buildCommandTable(): CommandTable {

@@ -11,6 +11,7 @@
 import type pg from 'pg';
 import { quoteIdent } from '../../primary/postgres/schema';
 import { blockingFunctions } from './blocking/functions';
+import { bitmapFunctions } from './bitmap/functions';
 import { geoFunctions } from './geo/functions';
 import { hashFunctions } from './hash/functions';
 import { hyperloglogFunctions } from './hyperloglog/functions';
@@ -27,7 +28,7 @@ import { streamFunctions } from './stream/functions';
 /** Each family's CREATE statements, given the quoted schema name */
 const kFamilies: ((s: string) => string[])[] = [
   stringFunctions, transactionFunctions, keyFunctions, hashFunctions, setFunctions, listFunctions, zsetFunctions,
-  scriptingFunctions, streamFunctions, blockingFunctions, hyperloglogFunctions, geoFunctions, sortFunctions,
+  scriptingFunctions, streamFunctions, blockingFunctions, hyperloglogFunctions, geoFunctions, sortFunctions, bitmapFunctions,
 ];
 
 export function functionStatements(schema: string): string[] {
