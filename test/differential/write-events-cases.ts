@@ -23,6 +23,8 @@ const kStream = 'XADD x 1-0 f 1';
 const kGroup = 'XGROUP CREATE x g 0';
 const kRead = 'XREADGROUP GROUP g c STREAMS x >';
 const kGeo = 'GEOADD g 13.361389 38.115556 Palermo 15.087269 37.502669 Catania';
+const kDumpedString = '\x00\x04v361\n\x003%Hpy\x166i';
+const kDumpedList = '\x01\x01\x03a85\n\x00xl+\x13\x18t)$';
 
 export const kEventCases: EventCase[] = [
   // strings
@@ -138,6 +140,10 @@ export const kEventCases: EventCase[] = [
   c('BITFIELD b SET u8 0 120', 'SET b x'), c('BITFIELD b SET u8 0 121', 'SET b x'), c('BITFIELD b SET u8 8 0', 'SET b x'),
   c('BITFIELD b OVERFLOW SAT INCRBY u8 0 1', 'SET b \xff'), c('BITFIELD b INCRBY u8 0 256', 'SET b x'),
   c('BITFIELD b OVERFLOW FAIL INCRBY u8 0 300 SET i8 0 -1', 'SET b x'),
+  // DUMP payloads of 'v361' and of the list [a85] (their bytes are all ASCII: the cases are strings)
+  c(['RESTORE', 'k', '0', kDumpedString]), c(['RESTORE', 'k', '0', kDumpedString], 'SET k x'),
+  c(['RESTORE', 'k', '0', kDumpedList, 'REPLACE'], 'SET k x'), c(['RESTORE', 'k', '100000', kDumpedList]),
+  c(['RESTORE', 'k', '1', kDumpedString, 'REPLACE', 'ABSTTL'], 'SET k x'), c(['RESTORE', 'k', '1', kDumpedString, 'ABSTTL']),
 ];
 
 function kScriptCases(): EventCase[] {

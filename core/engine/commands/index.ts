@@ -31,6 +31,7 @@ import { kHyperLogLogCommands } from './hyperloglog';
 import { kGeoCommands } from './geo';
 import { kSortCommands } from './sort';
 import { kBitmapCommands } from './bitmap';
+import { kDumpCommands } from './dump';
 
 export const kConnectionCommands: CommandSpec[] = [auth, client, echo, hello, ping, quit, reset, select];
 export const kServerCommands: CommandSpec[] = [command, config, debug, info, latency, save, bgsave, lastsave, shutdown, time];
@@ -40,7 +41,7 @@ export function allCommands(): CommandSpec[] {
   return [...kConnectionCommands, ...kServerCommands, ...kStringCommands, ...kKeyCommands, ...kTransactionCommands,
     ...kHashCommands, ...kSetCommands, ...kListCommands,
     ...kZsetCommands,
-    ...kScriptingCommands, ...kStreamCommands, ...kPubsubCommands, ...kHyperLogLogCommands, ...kGeoCommands, ...kSortCommands, ...kBitmapCommands];
+    ...kScriptingCommands, ...kStreamCommands, ...kPubsubCommands, ...kHyperLogLogCommands, ...kGeoCommands, ...kSortCommands, ...kBitmapCommands, ...kDumpCommands];
 }
 
 export function buildCommandTable(): CommandTable {

@@ -12,6 +12,7 @@ import type pg from 'pg';
 import { quoteIdent } from '../../primary/postgres/schema';
 import { blockingFunctions } from './blocking/functions';
 import { bitmapFunctions } from './bitmap/functions';
+import { dumpFunctions } from './dump/functions';
 import { geoFunctions } from './geo/functions';
 import { hashFunctions } from './hash/functions';
 import { hyperloglogFunctions } from './hyperloglog/functions';
@@ -28,7 +29,7 @@ import { streamFunctions } from './stream/functions';
 /** Each family's CREATE statements, given the quoted schema name */
 const kFamilies: ((s: string) => string[])[] = [
   stringFunctions, transactionFunctions, keyFunctions, hashFunctions, setFunctions, listFunctions, zsetFunctions,
-  scriptingFunctions, streamFunctions, blockingFunctions, hyperloglogFunctions, geoFunctions, sortFunctions, bitmapFunctions,
+  scriptingFunctions, streamFunctions, blockingFunctions, hyperloglogFunctions, geoFunctions, sortFunctions, bitmapFunctions, dumpFunctions,
 ];
 
 export function functionStatements(schema: string): string[] {
