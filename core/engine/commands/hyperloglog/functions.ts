@@ -136,8 +136,9 @@ export function hyperloglogFunctions(s: string): string[] {
        RETURN CASE WHEN i = 16384 THEN h END;
      END $f$`,
     hllApply(s),
-    // PFADD key element…: p_ops = register << 6 | count per element, in argument order
-    `CREATE OR REPLACE FUNCTION ${s}.hll_add(p_db int2, p_key bytea, p_ops int4[], p_max int8, p_now int8,
+    // PFADD key element…: p_ops = register << 6 | count per element, in argument order; p_fresh,
+    // when the worker computed it (./fresh.ts), is the value the ops give a new key
+    `CREATE OR REPLACE FUNCTION ${s}.hll_add(p_db int2, p_key bytea, p_ops int4[], p_max int8, p_fresh bytea, p_now int8,
        OUT status int2, OUT n int4) LANGUAGE plpgsql AS $f$
      DECLARE r record; a record; live bool; created bool := false; v bytea;
      BEGIN
@@ -151,8 +152,10 @@ export function hyperloglogFunctions(s: string): string[] {
            EXIT;
          END IF;
          IF FOUND THEN DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key; END IF;
-         INSERT INTO ${s}.kv (db, key, type, value, expires_at, version) VALUES (p_db, p_key, 0, ${s}.hll_new(), NULL, txid_current())
+         INSERT INTO ${s}.kv (db, key, type, value, expires_at, version)
+           VALUES (p_db, p_key, 0, coalesce(p_fresh, ${s}.hll_new()), NULL, txid_current())
            ON CONFLICT (db, key) DO NOTHING;
+         IF FOUND AND p_fresh IS NOT NULL THEN status := 1; n := 1; RETURN; END IF;
          IF FOUND THEN created := true; v := ${s}.hll_new(); EXIT; END IF;
        END LOOP;
        SELECT * INTO a FROM ${s}.hll_apply(v, p_ops, p_max, true);

@@ -7,6 +7,7 @@ import { defineCommand } from '../define';
 import { whenDone } from '../events';
 import { kOneKey } from '../spec';
 import { kHllErrors } from './errors';
+import { freshValue, kFreshFrom } from './fresh';
 import { registerOp } from './murmur';
 import { kHllSql } from './sql';
 
@@ -17,8 +18,9 @@ export const pfadd = defineCommand({
   run(s, argv) {
     const ops = new Int32Array(argv.length - 2);
     for (let i = 2; i < argv.length; i++) ops[i - 2] = registerOp(argv[i]);
-    const max = String(s.server.config.int('hll-sparse-max-bytes'));
-    return exec(s, kHllSql.add, [dbArg(s), argv[1], ops, max, nowArg()], (rows) => {
+    const max = s.server.config.int('hll-sparse-max-bytes');
+    const fresh = ops.length >= kFreshFrom ? freshValue(ops, max) : null;
+    return exec(s, kHllSql.add, [dbArg(s), argv[1], ops, String(max), fresh, nowArg()], (rows) => {
       const status = rows[0][0] as number;
       return kHllErrors[status] ?? (rows[0][1] as number);
     });

@@ -8,8 +8,8 @@ import { call } from '../function-call';
 import { live } from '../kv-row';
 
 export const kHllSql = {
-  /** $3 register << 6 | count per element, $4 hll-sparse-max-bytes */
-  add: call('hll_add', 'status, n', 'int2', 'bytea', 'int4[]', 'int8', 'int8'),
+  /** $3 register << 6 | count per element, $4 hll-sparse-max-bytes, $5 the value for a new key (or NULL) */
+  add: call('hll_add', 'status, n', 'int2', 'bytea', 'int4[]', 'int8', 'bytea', 'int8'),
   count: call('hll_count', 'status, card', 'int2', 'bytea', 'int8'),
   /** the keys' (type, value) in argument order; no row for a missing key */
   values: {
