@@ -18,7 +18,7 @@ const kStoredSet = stored('set');
 
 export const bitop = defineCommand({
   name: 'bitop', arity: -4, flags: ['write', 'denyoom'], keys: { first: 2, last: -1, step: 1 }, acl: ['bitmap'],
-  events: (emit, db, argv, reply) => kStoredSet(emit, db, argv.slice(1), reply),
+  events: (emit, db, argv, reply, note) => kStoredSet(emit, db, argv.slice(1), reply, note),
   group: 'bitmap', since: '2.6.0', complexity: 'O(N)', summary: 'Performs bitwise operations on multiple strings, and stores the result.',
   run(s, argv) {
     const op = kOps.get(lower(argv[1]));

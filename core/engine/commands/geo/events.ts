@@ -10,12 +10,12 @@ import type { EventsOf } from '../../write-hook';
  */
 export function georadiusEvents(from: number): EventsOf {
   const onStore = stored('georadiusstore');
-  return (emit, db, argv, reply) => {
+  return (emit, db, argv, reply, note) => {
     let store: Buffer | undefined;
     for (let i = from; i + 1 < argv.length; i++) {
       if (eqIgnoreCase(argv[i], 'store') || eqIgnoreCase(argv[i], 'storedist')) store = argv[++i];
       else if (eqIgnoreCase(argv[i], 'count')) i++;
     }
-    if (store !== undefined) onStore(emit, db, [argv[0], store], reply);
+    if (store !== undefined) onStore(emit, db, [argv[0], store], reply, note);
   };
 }

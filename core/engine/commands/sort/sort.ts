@@ -59,9 +59,9 @@ function sortKeys(argv: Buffer[]): Buffer[] {
 }
 
 /** SORT … STORE: `sortstore` on the destination, or `del` when the result was empty (if it existed: maybe) */
-const sortEvents: EventsOf = (emit, db, argv, reply) => {
+const sortEvents: EventsOf = (emit, db, argv, reply, note) => {
   const keys = sortKeys(argv);
-  if (keys.length > 1) kStored(emit, db, keys, reply);
+  if (keys.length > 1) kStored(emit, db, keys, reply, note);
 };
 const kStored = stored('sortstore');
 
