@@ -7,6 +7,7 @@
  * https://redis.io/commands/bitfield/
  */
 import { RespError, type Reply } from '../../reply';
+import { Noted } from '../../pending-reply';
 import { Err } from '../../resp-errors';
 import { defineCommand } from '../define';
 import { dbArg, exec, int8, int8Reply, nowArg } from '../exec';
@@ -31,7 +32,7 @@ function bitfieldCommand(name: string, readonly: boolean, since: string, summary
         write ? 'true' : 'false', int8(o.grow), nowArg()];
       return exec(s, kBitmapSql.field, values, (rows) => {
         if (rows.length > 0 && rows[0][0] === 2) return Err.wrongType;
-        return rows.map((r): Reply => (r[1] === null ? null : int8Reply(r[1])));
+        return new Noted(rows.map((r): Reply => (r[1] === null ? null : int8Reply(r[1]))), rows.at(-1)?.[2] === true ? 1 : 0);
       });
     },
   });

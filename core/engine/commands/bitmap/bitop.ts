@@ -8,12 +8,12 @@ import { Err } from '../../resp-errors';
 import { lower } from '../args';
 import { defineCommand } from '../define';
 import { stored } from '../events';
-import { dbArg, encodeBufferArray, exec, int8Reply, nowArg } from '../exec';
+import { countNoted, dbArg, encodeBufferArray, exec, nowArg } from '../exec';
 import { kBitmapSql } from './sql';
 
 const kNotOneKey = new RespError('ERR BITOP NOT must be called with a single source key.');
 const kOps = new Map([['and', 0], ['or', 1], ['xor', 2], ['not', 3]]);
-/** 'set' on the destination when the result has bytes, else 'del' if it existed */
+/** 'set' on the destination when the result has bytes, else 'del' if it existed (the note) */
 const kStoredSet = stored('set');
 
 export const bitop = defineCommand({
@@ -25,6 +25,6 @@ export const bitop = defineCommand({
     if (op === undefined) return Err.syntax;
     if (op === 3 && argv.length !== 4) return kNotOneKey;
     return exec(s, kBitmapSql.op, [dbArg(s), String(op), argv[2], encodeBufferArray(argv.slice(3)), nowArg()], (rows) =>
-      (rows[0][0] === 2 ? Err.wrongType : int8Reply(rows[0][1])));
+      (rows[0][0] === 2 ? Err.wrongType : countNoted(rows)));
   },
 });

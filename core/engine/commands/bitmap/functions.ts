@@ -31,12 +31,13 @@ function createString(s: string, key: string, value: string): string {
 export function bitmapFunctions(s: string): string[] {
   return [
     // SETBIT key offset 0|1: old = the bit before. An unchanged bit of a long enough value is no
-    // write at all (Redis 7.0 neither signals the key nor fires 'setbit' then).
+    // write at all (Redis 7.0 neither signals the key nor fires 'setbit' then); wrote says
+    // whether there was one (the bit changed, or the value was created or grown).
     `CREATE OR REPLACE FUNCTION ${s}.bit_set(p_db int2, p_key bytea, p_off int8, p_on int4, p_now int8,
-       OUT status int2, OUT old int4) LANGUAGE plpgsql AS $f$
+       OUT status int2, OUT old int4, OUT wrote bool) LANGUAGE plpgsql AS $f$
      DECLARE r record; byte int8 := p_off >> 3; idx int8 := (p_off & ~7::int8) | (7 - (p_off & 7));
      BEGIN
-       status := 1; old := 0;
+       status := 1; old := 0; wrote := false;
        LOOP
          SELECT k.type, k.expires_at, length(k.value)::int8 AS len,
              CASE WHEN length(k.value) > byte THEN get_byte(substring(k.value FROM (byte + 1)::int4 FOR 1), 0) END AS b
@@ -45,11 +46,13 @@ export function bitmapFunctions(s: string): string[] {
            IF r.type <> 0 THEN status := 2; RETURN; END IF;
            old := coalesce((r.b >> (7 - (p_off & 7))::int4) & 1, 0);
            IF r.len > byte AND old = p_on THEN RETURN; END IF;
+           wrote := true;
            UPDATE ${s}.kv SET value = set_bit(CASE WHEN r.len > byte THEN value ELSE value || ${s}.zero_bytes(byte + 1 - r.len) END,
                idx, p_on), version = txid_current()
              WHERE db = p_db AND key = p_key;
            RETURN;
          END IF;
+         wrote := true;
          ${createString(s, 'p_key', `set_bit(${s}.zero_bytes(byte + 1), idx, p_on)`)}
        END LOOP;
      END $f$`,
@@ -134,12 +137,13 @@ export function bitmapFunctions(s: string): string[] {
     // BITOP op dst key…: p_op 0 AND, 1 OR, 2 XOR, 3 NOT. Missing sources are empty strings;
     // shorter ones are padded with zero bytes to the longest (n); dst becomes the result as a
     // string without TTL, or is deleted when n = 0. The bytes go through bit strings (hex text)
-    // for Postgres's C bitwise operators: no byte loop in PL/pgSQL.
+    // for Postgres's C bitwise operators: no byte loop in PL/pgSQL. gone: n = 0 deleted a key
+    // (Redis fires 'del' then, and nothing for an empty result over no key).
     `CREATE OR REPLACE FUNCTION ${s}.bit_op(p_db int2, p_op int2, p_dst bytea, p_keys bytea[], p_now int8,
-       OUT status int2, OUT n int8) LANGUAGE plpgsql AS $f$
+       OUT status int2, OUT n int8, OUT gone bool) LANGUAGE plpgsql AS $f$
      DECLARE r record; mk bytea; vals bytea[] := '{}'; v bytea; acc varbit; cur varbit; j int4 := 0;
      BEGIN
-       status := 1; n := 0;
+       status := 1; n := 0; gone := false;
        PERFORM 1 FROM ${s}.kv WHERE db = p_db AND key = p_dst FOR UPDATE;
        FOREACH mk IN ARRAY p_keys LOOP
          SELECT k.type, k.value INTO r FROM ${s}.kv k WHERE k.db = p_db AND k.key = mk AND ${live('k')};
@@ -150,6 +154,7 @@ export function bitmapFunctions(s: string): string[] {
        END LOOP;
        IF n = 0 THEN
          DELETE FROM ${s}.kv WHERE db = p_db AND key = p_dst AND type <> ${kWatchMark};
+         gone := FOUND;
          RETURN;
        END IF;
        FOREACH v IN ARRAY vals LOOP
@@ -187,12 +192,14 @@ function bitFieldWrap(s: string): string {
  * created or grown to p_grow bits first (Redis does so before any operation, FAIL or not).
  * Each field is read from a 9-byte window (72 bits: any 64-bit field at any bit offset) as a
  * bit string; overflow follows Redis's checkUnsignedBitfieldOverflow and
- * checkSignedBitfieldOverflow, int64 wrap-arounds included (bf_s64).
+ * checkSignedBitfieldOverflow, int64 wrap-arounds included (bf_s64). ev on each row: a SET or
+ * INCRBY so far changed a field or was applied to a value created or grown for it (Redis counts
+ * those as changes and fires 'setbit' for any): the last row's is the command's.
  */
 function bitField(s: string): string {
   return `CREATE OR REPLACE FUNCTION ${s}.bit_field(p_db int2, p_key bytea, p_ops int2[], p_signed bool[], p_bits int4[],
        p_offs int8[], p_vals int8[], p_ow int2[], p_write bool, p_grow int8, p_now int8)
-     RETURNS TABLE (status int2, val int8) LANGUAGE plpgsql AS $f$
+     RETURNS TABLE (status int2, val int8, ev bool) LANGUAGE plpgsql AS $f$
      #variable_conflict use_variable
      DECLARE r record; v bytea := ''::bytea; need int8 := (p_grow >> 3) + 1; i int4; bits int4; sh int4; byte int8;
        w bytea; wb bit(72); u numeric; old numeric; fv numeric; incr numeric; mx numeric; mn numeric; nv numeric;
@@ -202,7 +209,7 @@ function bitField(s: string): string {
          LOOP
            SELECT k.type, k.expires_at, k.value INTO r FROM ${s}.kv k WHERE k.db = p_db AND k.key = p_key FOR UPDATE;
            IF FOUND AND ${live('r')} THEN
-             IF r.type <> 0 THEN status := 2; val := NULL; RETURN NEXT; RETURN; END IF;
+             IF r.type <> 0 THEN status := 2; val := NULL; ev := false; RETURN NEXT; RETURN; END IF;
              v := r.value || ''::bytea;
              IF length(v) < need THEN v := v || ${s}.zero_bytes(need - length(v)); grown := true; END IF;
              EXIT;
@@ -216,11 +223,11 @@ function bitField(s: string): string {
        ELSE
          SELECT k.type, k.value INTO r FROM ${s}.kv k WHERE k.db = p_db AND k.key = p_key AND ${live('k')};
          IF FOUND THEN
-           IF r.type <> 0 THEN status := 2; val := NULL; RETURN NEXT; RETURN; END IF;
+           IF r.type <> 0 THEN status := 2; val := NULL; ev := false; RETURN NEXT; RETURN; END IF;
            v := r.value;
          END IF;
        END IF;
-       status := 1;
+       status := 1; ev := false;
        FOR i IN 1 .. cardinality(p_ops) LOOP
          bits := p_bits[i]; byte := p_offs[i] >> 3; sh := (p_offs[i] & 7)::int4;
          w := substring(v FROM (byte + 1)::int4 FOR 9);
@@ -262,11 +269,12 @@ function bitField(s: string): string {
          END IF;
          IF over <> 0 AND p_ow[i] = 2 THEN val := NULL; RETURN NEXT; CONTINUE; END IF;
          val := CASE WHEN p_ops[i] = 1 THEN old ELSE nv END;
+         IF grown OR nv <> old THEN changed := true; END IF;
+         ev := changed;
          RETURN NEXT;
          wb := overlay(wb PLACING substring(${s}.bf_s64(nv)::int8::bit(64) FROM 65 - bits FOR bits) FROM sh + 1 FOR bits);
          nbytes := ((sh + bits - 1) >> 3) + 1;
          v := overlay(v PLACING substring(bit_send(wb) FROM 5 FOR nbytes) FROM (byte + 1)::int4 FOR nbytes);
-         IF grown OR nv <> old THEN changed := true; END IF;
        END LOOP;
        -- Redis signals the key modified (and fires 'setbit') when a SET or INCRBY changed a field
        -- or the value grew for it; a value grown only for operations FAIL refused stays grown

@@ -8,7 +8,7 @@ import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { parseI64 } from '../args';
 import { defineCommand } from '../define';
-import { dbArg, exec, int8, nowArg, typedRead } from '../exec';
+import { dbArg, exec, goneNoted, int8, nowArg, typedRead } from '../exec';
 import { kOneKey } from '../spec';
 import { bitOffset } from './args';
 import { setbitEvents } from './events';
@@ -26,7 +26,7 @@ export const setbit = defineCommand({
     const on = parseI64(argv[3]);
     if (on === undefined || (on & ~1n) !== 0n) return kBadBit;
     return exec(s, kBitmapSql.setbit, [dbArg(s), argv[1], int8(off), String(on), nowArg()], (rows) =>
-      (rows[0][0] === 2 ? Err.wrongType : rows[0][1] as number));
+      (rows[0][0] === 2 ? Err.wrongType : goneNoted(rows, 2, rows[0][1] as number)));
   },
 });
 

@@ -7,6 +7,7 @@
  * https://redis.io/commands/restore/
  */
 import { KeyType } from '../../key-store';
+import { Noted } from '../../pending-reply';
 import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { kOk } from '../../shared-replies';
@@ -91,7 +92,8 @@ export const restore = defineCommand({
     return exec(s, kDumpSql.restore, values, (rows) => {
       const status = rows[0][0] as number;
       if (status === 3 && !(err !== null && o.replace)) return kBusy;
-      return err ?? kOk;
+      // the status is the note: the events differ for a TTL already past (./events.ts)
+      return err ?? new Noted(kOk, status);
     });
   },
 });

@@ -6,7 +6,7 @@ import type { EventsOf } from '../../write-hook';
 /**
  * GEORADIUS and GEORADIUSBYMEMBER (options from `from`): with STORE or STOREDIST (the last one
  * counts, as in georadiusGeneric), `georadiusstore` on that key, or `del` when the result was
- * empty and the key existed (maybe); without, nothing.
+ * empty and the key existed (the note); without, nothing.
  */
 export function georadiusEvents(from: number): EventsOf {
   const onStore = stored('georadiusstore');

@@ -177,31 +177,34 @@ function geoBoxes(s: string): string {
  * matched (COUNT … ANY; 0 = no); p_sort 0 none, 1 ASC, 2 DESC by distance (ties keep the
  * order found: glibc's qsort is a stable merge sort); p_count: at most that many (0 = all).
  * Rows: (status, member, score, distance in metres); or with p_store, the results replace
- * that key (score, or with p_storedist the distance / p_conv) and n is their number.
+ * that key (score, or with p_storedist the distance / p_conv) and n is their number, and
+ * existed says whether the key was there to replace or delete (Redis fires 'del' for an empty
+ * result only then).
  */
 function geoSearch(s: string): string {
   return `CREATE OR REPLACE FUNCTION ${s}.geo_search(p_db int2, p_key bytea, p_member bytea, p_lon float8, p_lat float8,
        p_box bool, p_radius_m float8, p_w_m float8, p_h_m float8, p_any int8, p_sort int2, p_count int8,
        p_store bytea, p_storedist bool, p_conv float8, p_search bool, p_delete bool, p_now int8)
-     RETURNS TABLE (status int2, member bytea, score float8, dist float8) LANGUAGE plpgsql AS $f$
+     RETURNS TABLE (status int2, member bytea, score float8, dist float8, existed bool) LANGUAGE plpgsql AS $f$
      #variable_conflict use_column
      DECLARE r record; b record; c_lon float8 := p_lon; c_lat float8 := p_lat; sc float8; ms bytea[]; scs float8[];
-       ds float8[]; n int8;
+       ds float8[]; n int8; had bool := false;
      BEGIN
        SELECT k.type INTO r FROM ${s}.kv k WHERE k.db = p_db AND k.key = p_key AND ${live('k')};
        IF NOT FOUND THEN
          IF p_delete AND p_store IS NOT NULL THEN
            DELETE FROM ${s}.kv k WHERE k.db = p_db AND k.key = p_store AND k.type <> ${kWatchMark};
+           had := FOUND;
          END IF;
-         RETURN QUERY SELECT 0::int2, NULL::bytea, NULL::float8, NULL::float8; RETURN;
+         RETURN QUERY SELECT 0::int2, NULL::bytea, NULL::float8, NULL::float8, had; RETURN;
        END IF;
-       IF r.type <> ${kZset} THEN RETURN QUERY SELECT 2::int2, NULL::bytea, NULL::float8, NULL::float8; RETURN; END IF;
+       IF r.type <> ${kZset} THEN RETURN QUERY SELECT 2::int2, NULL::bytea, NULL::float8, NULL::float8, false; RETURN; END IF;
        IF p_member IS NOT NULL THEN
          SELECT z.score INTO sc FROM ${s}.zsets z WHERE z.db = p_db AND z.key = p_key AND z.member = p_member;
-         IF NOT FOUND THEN RETURN QUERY SELECT 3::int2, NULL::bytea, NULL::float8, NULL::float8; RETURN; END IF;
+         IF NOT FOUND THEN RETURN QUERY SELECT 3::int2, NULL::bytea, NULL::float8, NULL::float8, false; RETURN; END IF;
          SELECT d.lon, d.lat INTO c_lon, c_lat FROM ${s}.geo_decode(sc) d;
        END IF;
-       IF NOT p_search THEN RETURN QUERY SELECT 1::int2, NULL::bytea, NULL::float8, NULL::float8; RETURN; END IF;
+       IF NOT p_search THEN RETURN QUERY SELECT 1::int2, NULL::bytea, NULL::float8, NULL::float8, false; RETURN; END IF;
        b := ${s}.geo_boxes(c_lon, c_lat, p_radius_m, CASE WHEN p_box THEN p_w_m / 2 ELSE p_radius_m END,
          CASE WHEN p_box THEN p_h_m / 2 ELSE p_radius_m END);
        -- the matches in the order Redis finds them (cell, score, member); ANY stops at p_any
@@ -226,11 +229,11 @@ function geoSearch(s: string): string {
              FROM unnest(ms, scs, ds) WITH ORDINALITY AS u(m, sc, d, o)) t
          WHERE p_count = 0 OR t.k <= p_count;
        IF p_store IS NULL THEN
-         RETURN QUERY SELECT 1::int2, u.m, u.sc, u.d FROM unnest(ms, scs, ds) WITH ORDINALITY AS u(m, sc, d, o) ORDER BY u.o;
+         RETURN QUERY SELECT 1::int2, u.m, u.sc, u.d, false FROM unnest(ms, scs, ds) WITH ORDINALITY AS u(m, sc, d, o) ORDER BY u.o;
          RETURN;
        END IF;
-       SELECT z.n INTO n FROM ${s}.z_replace(p_db, p_store,
+       SELECT z.n, z.existed INTO n, had FROM ${s}.z_replace(p_db, p_store,
          ms, CASE WHEN p_storedist THEN ARRAY(SELECT v / p_conv FROM unnest(ds) WITH ORDINALITY AS w(v, o) ORDER BY w.o) ELSE scs END) z;
-       RETURN QUERY SELECT 1::int2, NULL::bytea, NULL::float8, n::float8;
+       RETURN QUERY SELECT 1::int2, NULL::bytea, NULL::float8, n::float8, had;
      END $f$`;
 }

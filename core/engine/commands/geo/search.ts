@@ -7,6 +7,7 @@
  * https://redis.io/commands/geosearch/
  */
 import { RespError, type Reply } from '../../reply';
+import { Noted } from '../../pending-reply';
 import type { Session } from '../../session';
 import { eqIgnoreCase } from '../args';
 import { dbArg, exec, int8, int8Reply, nowArg } from '../exec';
@@ -24,6 +25,9 @@ import { kGeoSql } from './sql';
 
 const enum Status { Missing = 0, Done = 1, WrongType = 2, NoMember = 3 }
 
+/** a STORE's count, noted with whether the destination existed (an empty result's 'del') */
+const storedNoted = (rows: unknown[][], n: Reply): Noted => new Noted(n, rows[0][4] === true ? 1 : 0);
+
 /** the statement's values for a query (or only the key checks when `q` is an error) */
 function values(s: Session, src: Buffer, q: GeoQuery | RespError, lookup: Buffer | null,
   whenMissing: GeoQuery | RespError): unknown[] {
@@ -39,8 +43,8 @@ function values(s: Session, src: Buffer, q: GeoQuery | RespError, lookup: Buffer
     !(whenMissing instanceof RespError) && whenMissing.store !== null ? 'true' : 'false', nowArg()];
 }
 
-function reply(s: Session, q: GeoQuery, rows: unknown[][]): Reply {
-  if (q.store !== null) return int8Reply(rows[0][3] as number);
+function reply(s: Session, q: GeoQuery, rows: unknown[][]): Reply | Noted {
+  if (q.store !== null) return storedNoted(rows, int8Reply(rows[0][3] as number));
   const out: Reply[] = [];
   for (const r of rows) {
     if (r[1] === null) continue;
@@ -90,7 +94,7 @@ function geoSearchCommand(d: Variant): CommandSpec {
         if (status === Status.WrongType) return Err.wrongType;
         if (status === Status.Missing) {
           if (missing instanceof RespError) return missing;
-          return missing.store !== null ? 0 : [];
+          return missing.store !== null ? storedNoted(rows, 0) : [];
         }
         if (status === Status.NoMember) return noMember;
         return found instanceof RespError ? found : reply(s, found, rows);

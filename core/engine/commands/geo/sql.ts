@@ -15,6 +15,6 @@ export const kGeoSql = {
              AND z2.db = k.db AND z2.key = k.key AND z2.member = $4::bytea)
            FROM kv k WHERE ${live(5)}`,
   },
-  search: call('geo_search', 'status, member, score, dist', 'int2', 'bytea', 'bytea', 'float8', 'float8', 'bool',
+  search: call('geo_search', 'status, member, score, dist, existed', 'int2', 'bytea', 'bytea', 'float8', 'float8', 'bool',
     'float8', 'float8', 'float8', 'int8', 'int2', 'int8', 'bytea', 'bool', 'float8', 'bool', 'bool', 'int8'),
 } satisfies Record<string, Statement>;

@@ -59,14 +59,16 @@ export function sortFunctions(s: string): string[] {
        IF r <> 0 AND abs(r) < '2.2250738585072014e-308'::float8 THEN RETURN NULL; END IF;
        RETURN r;
      END $f$`,
-    // p_by: 0 the elements, 1 nosort, 2 string key, 3 hash field; GET kinds 0 '#', 1 none (nil), 2, 3 as BY
+    // p_by: 0 the elements, 1 nosort, 2 string key, 3 hash field; GET kinds 0 '#', 1 none (nil), 2, 3 as BY.
+    // With p_store one row (1, output length, 1 if the destination existed else 0, NULL): Redis
+    // fires 'del' for an empty output only when it deleted something
     `CREATE OR REPLACE FUNCTION ${s}.sort_run(p_db int2, p_key bytea, p_by int2, p_by_pre bytea, p_by_post bytea,
        p_by_field bytea, p_get int2[], p_get_pre bytea[], p_get_post bytea[], p_get_field bytea[], p_desc bool, p_alpha bool,
        p_start int8, p_count int8, p_store bytea, p_now int8)
      RETURNS TABLE (status int2, i int8, j int4, val bytea) LANGUAGE plpgsql AS $f$
      #variable_conflict use_column
      DECLARE r record; els bytea[]; n int8; a int8; b int8; bad bool; ng int4 := coalesce(cardinality(p_get), 0);
-       vals bytea[]; out_n int8; by_kind int2 := p_by; alpha bool := p_alpha;
+       vals bytea[]; out_n int8; by_kind int2 := p_by; alpha bool := p_alpha; had int4 := 0;
      BEGIN
        SELECT k.type, k.card INTO r FROM ${s}.kv k WHERE k.db = p_db AND k.key = p_key AND ${live('k')};
        IF FOUND AND r.type NOT IN (${kList}, ${kSet}, ${kZset}) THEN
@@ -136,6 +138,7 @@ export function sortFunctions(s: string): string[] {
        -- the output replaces the destination as a list (an empty output deletes it)
        LOOP
          DELETE FROM ${s}.kv WHERE db = p_db AND key = p_store AND type <> ${kWatchMark};
+         IF FOUND THEN had := 1; END IF;
          EXIT WHEN out_n = 0;
          INSERT INTO ${s}.kv AS k (db, key, type, card, head, version) VALUES (p_db, p_store, ${kList}, out_n, 0, txid_current())
            ${kOverMark};
@@ -144,7 +147,7 @@ export function sortFunctions(s: string): string[] {
            EXIT;
          END IF;
        END LOOP;
-       RETURN QUERY SELECT 1::int2, out_n, 0, NULL::bytea;
+       RETURN QUERY SELECT 1::int2, out_n, had, NULL::bytea;
      END $f$`,
   ];
 }

@@ -5,6 +5,7 @@
  * https://redis.io/commands/sort/
  */
 import { RespError, type Reply } from '../../reply';
+import { Noted } from '../../pending-reply';
 import { Err } from '../../resp-errors';
 import { eqIgnoreCase, parseI64 } from '../args';
 import { encodeBufferArray, dbArg, exec, int8, int8Reply, nowArg } from '../exec';
@@ -58,7 +59,7 @@ function sortKeys(argv: Buffer[]): Buffer[] {
   return store === undefined ? [argv[1]] : [argv[1], store];
 }
 
-/** SORT … STORE: `sortstore` on the destination, or `del` when the result was empty (if it existed: maybe) */
+/** SORT … STORE: `sortstore` on the destination, or `del` when the result was empty and it existed (the note) */
 const sortEvents: EventsOf = (emit, db, argv, reply, note) => {
   const keys = sortKeys(argv);
   if (keys.length > 1) kStored(emit, db, keys, reply, note);
@@ -84,7 +85,7 @@ function sortCommand(name: string, readonly: boolean, since: string, summary: st
         const status = rows.length === 0 ? 1 : (rows[0][0] as number);
         if (status === 2) return Err.wrongType;
         if (status === 8) return kNotDouble;
-        if (a.store !== null) return int8Reply(rows[0][1]);
+        if (a.store !== null) return new Noted(int8Reply(rows[0][1]), rows[0][2] as number);
         return rows.map((r) => r[3] as Reply);
       });
     },
