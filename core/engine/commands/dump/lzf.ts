@@ -5,6 +5,9 @@
  * undefined for a stream that does not decode to exactly `outLen` bytes.
  */
 export function lzfDecompress(src: Uint8Array, outLen: number): Buffer | undefined {
+  // at most 264 bytes from a 3-byte back reference: a larger claimed length is corrupt, and is
+  // refused before it is allocated (a 20-byte payload must not make 4 GB)
+  if (outLen > src.length * 88) return undefined;
   const out = Buffer.allocUnsafe(outLen);
   let ip = 0;
   let op = 0;

@@ -29,7 +29,8 @@ const enum T {
 
 // ---- writing
 
-function lenBytes(n: number): Buffer {
+/** an RDB length (rdbSaveLen): 6 bits, 14 bits, or 0x80 and 32 bits big-endian */
+export function saveLen(n: number): Buffer {
   if (n < 64) return Buffer.from([n]);
   if (n < 16384) return Buffer.from([0x40 | (n >> 8), n & 0xff]);
   const b = Buffer.alloc(5);
@@ -38,7 +39,7 @@ function lenBytes(n: number): Buffer {
   return b;
 }
 
-const str = (b: Buffer): Buffer[] => [lenBytes(b.length), b];
+const str = (b: Buffer): Buffer[] => [saveLen(b.length), b];
 
 /** the DUMP payload of a value */
 export function dumpPayload(v: RdbValue): Buffer {
@@ -46,13 +47,13 @@ export function dumpPayload(v: RdbValue): Buffer {
   switch (v.type) {
     case KeyType.String: parts.push(Buffer.from([T.String]), ...str(v.value)); break;
     case KeyType.List: case KeyType.Set:
-      parts.push(Buffer.from([v.type === KeyType.List ? T.List : T.Set]), lenBytes(v.items.length), ...v.items.flatMap(str));
+      parts.push(Buffer.from([v.type === KeyType.List ? T.List : T.Set]), saveLen(v.items.length), ...v.items.flatMap(str));
       break;
     case KeyType.Hash:
-      parts.push(Buffer.from([T.Hash]), lenBytes(v.fields.length), ...v.fields.flatMap((f, i) => [...str(f), ...str(v.values[i])]));
+      parts.push(Buffer.from([T.Hash]), saveLen(v.fields.length), ...v.fields.flatMap((f, i) => [...str(f), ...str(v.values[i])]));
       break;
     case KeyType.Zset:
-      parts.push(Buffer.from([T.Zset2]), lenBytes(v.members.length));
+      parts.push(Buffer.from([T.Zset2]), saveLen(v.members.length));
       // Redis writes a zset's elements from the highest score down (its loader's fast path)
       for (let i = v.members.length - 1; i >= 0; i--) {
         const d = Buffer.allocUnsafe(8);
