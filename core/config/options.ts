@@ -69,9 +69,14 @@ export const kOptions: readonly OptionSpec[] = [
   // accepted, no effect: Redis parameters tools set (encoding thresholds, persistence, eviction)
   // maxmemory is checked as Redis checks it: the 7.0 suite's unit/multi expects `CONFIG SET maxmemory bla` to fail
   opt({ name: 'maxmemory', type: 'bytes', default: '0', min: 0, max: 2 ** 53, mutable: true, noop: true, description: 'accepted for compatibility; no effect' }),
+  // Redis's policies in its order (its CONFIG SET error lists them so); nothing is evicted, but
+  // OBJECT FREQ and IDLETIME answer or refuse by whether it names an LFU policy, as in Redis
+  opt({ name: 'maxmemory-policy', type: 'enum', default: 'noeviction', values: ['volatile-lru', 'volatile-lfu', 'volatile-random',
+    'volatile-ttl', 'allkeys-lru', 'allkeys-lfu', 'allkeys-random', 'noeviction'], mutable: true, noop: true,
+  description: 'accepted for compatibility: no eviction; an LFU policy makes OBJECT FREQ answer and OBJECT IDLETIME refuse' }),
   ...[
     ['save', '3600 1 300 100 60 10000'], ['appendonly', 'no'], ['appendfsync', 'everysec'],
-    ['maxmemory-policy', 'noeviction'], ['maxmemory-samples', '5'],
+    ['maxmemory-samples', '5'],
     ['hash-max-listpack-entries', '128'], ['hash-max-listpack-value', '64'],
     ['hash-max-ziplist-entries', '128'], ['hash-max-ziplist-value', '64'],
     ['list-max-listpack-size', '-2'], ['list-max-ziplist-size', '-2'], ['list-compress-depth', '0'],
