@@ -49,6 +49,7 @@ export const kOptions: readonly OptionSpec[] = [
   opt({ name: 'client-output-buffer-limit', type: 'string', default: 'normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60', mutable: true, description: 'per class: hard limit, soft limit, soft seconds; for normal clients 0 0 0 = unlimited, like Redis' }),
   // keyspace
   opt({ name: 'notify-keyspace-events', type: 'string', default: '', mutable: true, description: 'keyspace notifications: Redis\'s class letters (K E g $ l s h z x e t m d n A); empty = off' }),
+  opt({ name: 'hll-sparse-max-bytes', type: 'bytes', default: '3000', min: 0, max: 2 ** 31 - 1, mutable: true, description: 'a HyperLogLog in the sparse encoding longer than this turns dense (header included), as in Redis' }),
   opt({ name: 'databases', type: 'int', default: '16', min: 1, max: 32767, mutable: false, description: 'number of logical databases (SELECT 0..n-1)' }),
   // operations
   opt({ name: 'enable-debug-command', type: 'enum', default: 'no', values: ['no', 'yes', 'local'], mutable: false, description: 'allow DEBUG (tests use it to crash a worker); local = loopback and Unix socket clients only' }),
@@ -68,9 +69,14 @@ export const kOptions: readonly OptionSpec[] = [
   // accepted, no effect: Redis parameters tools set (encoding thresholds, persistence, eviction)
   // maxmemory is checked as Redis checks it: the 7.0 suite's unit/multi expects `CONFIG SET maxmemory bla` to fail
   opt({ name: 'maxmemory', type: 'bytes', default: '0', min: 0, max: 2 ** 53, mutable: true, noop: true, description: 'accepted for compatibility; no effect' }),
+  // Redis's policies in its order (its CONFIG SET error lists them so); nothing is evicted, but
+  // OBJECT FREQ and IDLETIME answer or refuse by whether it names an LFU policy, as in Redis
+  opt({ name: 'maxmemory-policy', type: 'enum', default: 'noeviction', values: ['volatile-lru', 'volatile-lfu', 'volatile-random',
+    'volatile-ttl', 'allkeys-lru', 'allkeys-lfu', 'allkeys-random', 'noeviction'], mutable: true, noop: true,
+  description: 'accepted for compatibility: no eviction; an LFU policy makes OBJECT FREQ answer and OBJECT IDLETIME refuse' }),
   ...[
     ['save', '3600 1 300 100 60 10000'], ['appendonly', 'no'], ['appendfsync', 'everysec'],
-    ['maxmemory-policy', 'noeviction'], ['maxmemory-samples', '5'],
+    ['maxmemory-samples', '5'],
     ['hash-max-listpack-entries', '128'], ['hash-max-listpack-value', '64'],
     ['hash-max-ziplist-entries', '128'], ['hash-max-ziplist-value', '64'],
     ['list-max-listpack-size', '-2'], ['list-max-ziplist-size', '-2'], ['list-compress-depth', '0'],

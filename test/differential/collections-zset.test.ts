@@ -121,6 +121,17 @@ export const zsetFamily: CollectionFamily = {
     exact('ZSCAN', 'z2', '0'), exact('ZSCAN', 'z2', '5', 'COUNT', '1', 'MATCH', '[xyz]'), exact('ZINTERCARD', '2', 'big', 'z'),
     // more than 128 members: a skiplist, paged, scores %.17g; COUNT 1000 gets it all in one page from both
     exact('ZADD', 'big', '1e17', 'x', '-inf', 'y', '2.5', 'z'), norm('scan-pairs', 'ZSCAN', 'big', '0', 'COUNT', '1000'),
+    // several distinct members without INCR: z_add's one-statement path, flags and pop bounds
+    exact('ZADD', 'fp', '5', 'a', '6', 'b', '7', 'c'), exact('ZADD', 'fp', 'GT', 'CH', '4', 'a', '8', 'b', '1', 'n'),
+    exact('ZADD', 'fp', 'LT', 'CH', '4', 'a', '9', 'b', '0', 'c'), exact('ZADD', 'fp', 'XX', 'CH', '1', 'a', '1', 'q', '-1', 'b'),
+    exact('ZADD', 'fp', 'NX', 'CH', '100', 'a', '-5', 'z1', '50', 'z2'), exact('ZADD', 'fp', 'NX', '1', 'a', '2', 'b'),
+    exact('ZADD', 'fp', '4', 'a', '0', 'c'), exact('ZADD', 'fp', 'XX', 'GT', '1', 'q', '2', 'r'),
+    exact('ZRANGE', 'fp', '0', '-1', 'WITHSCORES'), exact('ZPOPMIN', 'fp', '2'), exact('ZPOPMAX', 'fp'),
+    exact('ZADD', 'fp', '-100', 'low', '-99', 'low2', '1000', 'high', '999', 'high2'), exact('ZPOPMIN', 'fp'), exact('ZPOPMAX', 'fp'),
+    exact('ZADD', 'fp', 'GT', '2000', 'high2', '-50', 'low2'), exact('ZPOPMAX', 'fp'), exact('ZPOPMIN', 'fp', '3'),
+    exact('ZADD', 'fp', 'XX', 'LT', '-7', 'z2', '3', 'n'), exact('ZPOPMIN', 'fp'), exact('ZRANGE', 'fp', '0', '-1', 'WITHSCORES'),
+    exact('ZADD', 'fp2', 'NX', '1', 'a', '2', 'b'), exact('ZADD', 'fp3', 'XX', '1', 'a', '2', 'b'), exact('EXISTS', 'fp3'),
+    exact('ZADD', 'fp2', 'GT', 'LT', '1', 'a', '2', 'b'), exact('ZRANGE', 'fp2', '0', '-1', 'WITHSCORES'),
   ],
 };
 

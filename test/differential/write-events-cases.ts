@@ -22,6 +22,9 @@ const kZset = 'ZADD z 1 a 2 b 3 c';
 const kStream = 'XADD x 1-0 f 1';
 const kGroup = 'XGROUP CREATE x g 0';
 const kRead = 'XREADGROUP GROUP g c STREAMS x >';
+const kGeo = 'GEOADD g 13.361389 38.115556 Palermo 15.087269 37.502669 Catania';
+const kDumpedString = '\x00\x04v361\n\x003%Hpy\x166i';
+const kDumpedList = '\x01\x01\x03a85\n\x00xl+\x13\x18t)$';
 
 export const kEventCases: EventCase[] = [
   // strings
@@ -111,6 +114,36 @@ export const kEventCases: EventCase[] = [
   c('XREADGROUP GROUP g c STREAMS x >', kStream, kGroup), c('XREADGROUP GROUP g c STREAMS x >', kStream, kGroup, kRead),
   c('XACK x g 1-0', kStream, kGroup, kRead), c('XCLAIM x g d 0 1-0', kStream, kGroup, kRead),
   c('XAUTOCLAIM x g d 0 0', kStream, kGroup, kRead), c('XAUTOCLAIM x g c 0 0', kStream, kGroup, kRead),
+  // HyperLogLog
+  c('PFADD h a b'), c('PFADD h a', 'PFADD h a'), c('PFADD h'), c('PFADD h', 'PFADD h'), c('PFADD h a', 'SET h x'),
+  c('PFMERGE d h'), c('PFMERGE d', 'PFADD d a'), c('PFMERGE d h x', 'PFADD h a', 'PFADD x b'), c('PFMERGE d h', 'PFADD h a', 'SET d x'),
+  c('PFDEBUG TODENSE h', 'PFADD h a'), c('PFDEBUG GETREG h', 'PFADD h a'),
+  // geo
+  c(`${kGeo}`), c('GEOADD g 13.361389 38.115556 Palermo', kGeo), c('GEOADD g CH 13 38 Palermo', kGeo),
+  c('GEOADD g NX 13 38 Palermo', kGeo), c('GEOADD g XX 1 1 q', kGeo), c('GEOADD g 1 1 q', 'SET g x'),
+  c('GEORADIUS g 15 37 200 km', kGeo), c('GEORADIUS g 15 37 200 km STORE d', kGeo), c('GEORADIUS g 15 37 200 km STOREDIST d', kGeo),
+  c('GEORADIUS g 0 0 1 km STORE d', kGeo, 'SET d x'), c('GEORADIUS g 0 0 1 km STORE d', kGeo), c('GEORADIUS q 0 0 1 km STORE d', 'SET d x'),
+  c('GEORADIUS g 15 37 200 km COUNT 1 STORE d', kGeo), c('GEORADIUSBYMEMBER g Palermo 300 km STORE d', kGeo),
+  c('GEORADIUSBYMEMBER g Palermo 300 km', kGeo), c('GEORADIUSBYMEMBER g Palermo 1 m STOREDIST d', kGeo, 'SET d x'),
+  c('GEOSEARCHSTORE d g FROMMEMBER Palermo BYRADIUS 300 km', kGeo), c('GEOSEARCHSTORE d g FROMLONLAT 0 0 BYBOX 1 1 km', kGeo, 'SET d x'),
+  c('GEOSEARCHSTORE d q FROMLONLAT 0 0 BYRADIUS 1 km', 'SET d x'), c('GEOSEARCHSTORE d g FROMLONLAT 0 0 BYRADIUS 1 km', kGeo),
+  // SORT
+  c('SORT l', kList), c('SORT l STORE d', kList), c('SORT l STORE d', kList, 'SET d x'), c('SORT q STORE d', 'SET d x'),
+  c('SORT q STORE d'), c('SORT s ALPHA LIMIT 0 1 STORE d', kSet), c('SORT z BY nosort STORE d', kZset),
+  // bitmaps
+  c('SETBIT b 7 1'), c('SETBIT b 7 1', 'SETBIT b 7 1'), c('SETBIT b 1 1', 'RPUSH b x'),
+  c('BITOP AND d a b', 'SET a x', 'SET b y'), c('BITOP NOT d a', 'SET a x'), c('BITOP OR d a b'), c('BITOP OR d a b', 'SET d x'),
+  c('BITOP XOR d a l', 'SET a x', 'RPUSH l x'),
+  c('BITFIELD b SET u8 0 1'), c('BITFIELD b GET u8 0', 'SET b x'), c('BITFIELD b'), c('BITFIELD b OVERFLOW FAIL INCRBY u2 0 9'),
+  c('BITFIELD b INCRBY i8 0 1 GET u4 0', 'SET b x'), c('BITFIELD_RO b GET u8 0', 'SET b x'),
+  c('SETBIT b 0 0', 'SET b x'), c('SETBIT b 100 0', 'SET b x'), c('SETBIT b 1 0', 'SET b x'), c('SETBIT b 0 0'),
+  c('BITFIELD b SET u8 0 120', 'SET b x'), c('BITFIELD b SET u8 0 121', 'SET b x'), c('BITFIELD b SET u8 8 0', 'SET b x'),
+  c('BITFIELD b OVERFLOW SAT INCRBY u8 0 1', 'SET b \xff'), c('BITFIELD b INCRBY u8 0 256', 'SET b x'),
+  c('BITFIELD b OVERFLOW FAIL INCRBY u8 0 300 SET i8 0 -1', 'SET b x'),
+  // DUMP payloads of 'v361' and of the list [a85] (their bytes are all ASCII: the cases are strings)
+  c(['RESTORE', 'k', '0', kDumpedString]), c(['RESTORE', 'k', '0', kDumpedString], 'SET k x'),
+  c(['RESTORE', 'k', '0', kDumpedList, 'REPLACE'], 'SET k x'), c(['RESTORE', 'k', '100000', kDumpedList]),
+  c(['RESTORE', 'k', '1', kDumpedString, 'REPLACE', 'ABSTTL'], 'SET k x'), c(['RESTORE', 'k', '1', kDumpedString, 'ABSTTL']),
 ];
 
 function kScriptCases(): EventCase[] {

@@ -105,11 +105,27 @@ const tables: Record<string, Row[]> = {
   ],
 };
 
+/**
+ * OBJECT FREQ / IDLETIME answer or refuse by maxmemory-policy (LFU or not), as redis-server 7.0.15.
+ * One at a time only: a pipelined CONFIG SET reaches the workers after the commands behind it ran.
+ */
+const kPolicyRows: Row[] = [
+  [['CONFIG', 'SET', 'maxmemory-policy', 'lfu'], E("ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction")],
+  [['CONFIG', 'SET', 'maxmemory-policy', 'ALLKEYS-LFU'], 'OK'], [['CONFIG', 'GET', 'maxmemory-policy'], ['maxmemory-policy', 'allkeys-lfu']],
+  [['SET', 'i', '1'], 'OK'], [['OBJECT', 'FREQ', 'i'], 0], [['OBJECT', 'FREQ', 'nokey'], null],
+  [['OBJECT', 'IDLETIME', 'i'], E('ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.')],
+  [['CONFIG', 'SET', 'maxmemory-policy', 'volatile-lfu'], 'OK'], [['OBJECT', 'FREQ', 'i'], 0],
+  [['CONFIG', 'SET', 'maxmemory-policy', 'volatile-lru'], 'OK'], [['OBJECT', 'IDLETIME', 'i'], 0],
+  [['OBJECT', 'FREQ', 'i'], E('ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.')],
+  [['CONFIG', 'SET', 'maxmemory-policy', 'noeviction'], 'OK'],
+];
+
 describe('key commands (table-driven, Redis 7 replies)', () => {
   for (const [name, rows] of Object.entries(tables)) {
     it(`${name}: one at a time`, async () => runTable(rows, false));
     it(`${name}: pipelined`, async () => runTable(rows, true));
   }
+  it('OBJECT FREQ and IDLETIME by maxmemory-policy: one at a time', async () => runTable(kPolicyRows, false));
 });
 
 describe('SCAN guarantees', () => {

@@ -18,6 +18,6 @@ export function defineCommand(spec: Partial2): CommandSpec {
   return {
     name: spec.name, arity: spec.arity, flags, events: spec.events, flagBits: flagBits(flags), keys, acl: aclCategories(spec.acl ?? [], flags),
     tips: spec.tips, group: spec.group ?? 'server', summary: spec.summary, since: spec.since ?? '1.0.0',
-    complexity: spec.complexity, subcommands: spec.subcommands, run: spec.run,
+    complexity: spec.complexity, subcommands: spec.subcommands, getKeys: spec.getKeys, run: spec.run,
   };
 }

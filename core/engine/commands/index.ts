@@ -27,6 +27,11 @@ import { kZsetCommands } from './zset';
 import { kScriptingCommands } from './scripting';
 import { kStreamCommands } from './stream';
 import { kPubsubCommands } from './pubsub';
+import { kHyperLogLogCommands } from './hyperloglog';
+import { kGeoCommands } from './geo';
+import { kSortCommands } from './sort';
+import { kBitmapCommands } from './bitmap';
+import { kDumpCommands } from './dump';
 
 export const kConnectionCommands: CommandSpec[] = [auth, client, echo, hello, ping, quit, reset, select];
 export const kServerCommands: CommandSpec[] = [command, config, debug, info, latency, save, bgsave, lastsave, shutdown, time];
@@ -36,7 +41,7 @@ export function allCommands(): CommandSpec[] {
   return [...kConnectionCommands, ...kServerCommands, ...kStringCommands, ...kKeyCommands, ...kTransactionCommands,
     ...kHashCommands, ...kSetCommands, ...kListCommands,
     ...kZsetCommands,
-    ...kScriptingCommands, ...kStreamCommands, ...kPubsubCommands];
+    ...kScriptingCommands, ...kStreamCommands, ...kPubsubCommands, ...kHyperLogLogCommands, ...kGeoCommands, ...kSortCommands, ...kBitmapCommands, ...kDumpCommands];
 }
 
 export function buildCommandTable(): CommandTable {

@@ -11,11 +11,16 @@
 import type pg from 'pg';
 import { quoteIdent } from '../../primary/postgres/schema';
 import { blockingFunctions } from './blocking/functions';
+import { bitmapFunctions } from './bitmap/functions';
+import { dumpFunctions } from './dump/functions';
+import { geoFunctions } from './geo/functions';
 import { hashFunctions } from './hash/functions';
+import { hyperloglogFunctions } from './hyperloglog/functions';
 import { keyFunctions } from './keys/functions';
 import { listFunctions } from './list/functions';
 import { scriptingFunctions } from './scripting/functions';
 import { setFunctions } from './set/functions';
+import { sortFunctions } from './sort/functions';
 import { stringFunctions } from './string/functions';
 import { transactionFunctions } from './transactions/functions';
 import { zsetFunctions } from './zset/functions';
@@ -24,7 +29,7 @@ import { streamFunctions } from './stream/functions';
 /** Each family's CREATE statements, given the quoted schema name */
 const kFamilies: ((s: string) => string[])[] = [
   stringFunctions, transactionFunctions, keyFunctions, hashFunctions, setFunctions, listFunctions, zsetFunctions,
-  scriptingFunctions, streamFunctions, blockingFunctions,
+  scriptingFunctions, streamFunctions, blockingFunctions, hyperloglogFunctions, geoFunctions, sortFunctions, bitmapFunctions, dumpFunctions,
 ];
 
 export function functionStatements(schema: string): string[] {

@@ -61,6 +61,11 @@ export interface CommandSpec {
   since: string;
   complexity?: string;
   subcommands?: readonly CommandSpec[];
+  /**
+   * The keys of a command whose keys depend on its options (Redis's getkeys_proc: SORT's and
+   * GEORADIUS's STORE key); COMMAND GETKEYS reads it instead of `keys`.
+   */
+  getKeys?: (argv: Buffer[]) => Buffer[];
   run(session: Session, argv: Buffer[]): RunResult;
 }
 
@@ -75,6 +80,7 @@ export const kCountedKeys: KeySpec = { first: 0, last: 0, step: 0, numkeysAt: 1 
  * not a positive integer or counts past the last argument (Redis: "Invalid arguments").
  */
 export function keysOf(spec: CommandSpec, argv: Buffer[]): Buffer[] | undefined {
+  if (spec.getKeys !== undefined) return spec.getKeys(argv);
   const { first, step, numkeysAt, afterKeyword } = spec.keys;
   const out: Buffer[] = [];
   if (first !== 0) {

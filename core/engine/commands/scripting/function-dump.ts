@@ -11,10 +11,11 @@ import type { Session } from '../../session';
 import { eqIgnoreCase } from '../args';
 import { applyLibraries } from './libraries';
 import { changeLibraries } from './library-change';
-import { crc64, loadString, saveLen } from './rdb-string';
+import { crc64 } from '../dump/crc64';
+import { kRdbVersion, payloadOk, saveLen } from '../dump/rdb';
+import { loadString } from './rdb-string';
 
 const kOpcodeFunction2 = 245;
-const kRdbVersion = 10;
 const kBadPayload = new RespError('ERR DUMP payload version or checksum are wrong');
 const kBadPolicy = new RespError('ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.');
 const kNotFunction = new RespError('ERR given type is not a function');
@@ -23,16 +24,12 @@ export function dumpLibraries(codes: Buffer[]): Buffer {
   const parts: Buffer[] = [];
   for (const code of codes) parts.push(Buffer.from([kOpcodeFunction2]), saveLen(code.length), code);
   const body = Buffer.concat([...parts, Buffer.from([kRdbVersion, 0])]);
-  const crc = Buffer.alloc(8);
-  crc.writeBigUInt64LE(crc64(body));
-  return Buffer.concat([body, crc]);
+  return Buffer.concat([body, crc64(body)]);
 }
 
 /** The libraries' codes in a payload, or the error Redis answers. */
 export function parseDump(p: Buffer): Buffer[] | RespError {
-  if (p.length < 10) return kBadPayload;
-  const version = p.readUInt16LE(p.length - 10);
-  if (version > kRdbVersion || crc64(p.subarray(0, p.length - 8)) !== p.readBigUInt64LE(p.length - 8)) return kBadPayload;
+  if (!payloadOk(p)) return kBadPayload;
   const codes: Buffer[] = [];
   const end = p.length - 10;
   for (let at = 0; at < end;) {
