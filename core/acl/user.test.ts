@@ -75,6 +75,6 @@ test('checks: commands, first args, keys, channels, selectors', () => {
   assert.equal(run('mget', 'm1', 'm2'), kAclOk);
   assert.equal(run('mget', 'm1', 'x'), kDeniedKey);
   assert.equal(v.pos, 2);
-  assert.ok(reg.users.get('default')!.unrestricted);
-  assert.ok(!u.unrestricted);
+  assert.ok(reg.users.get('default')!.full);
+  assert.ok(!u.full);
 });

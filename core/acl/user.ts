@@ -22,8 +22,8 @@ export class User {
   passwords: string[] = [];
   root: Selector;
   selectors: Selector[] = [];
-  /** bumped on every change: clients and caches compare it */
-  version = 0;
+  /** +@all ~* &* with no selector to try: dispatch skips the check (one read per command) */
+  full = false;
 
   constructor(readonly name: string, readonly index: AclCommandIndex) {
     this.root = new Selector(index, true);
@@ -33,6 +33,7 @@ export class User {
   static makeDefault(index: AclCommandIndex): User {
     const u = new User('default', index);
     for (const op of ['+@all', '~*', '&*', 'on', 'nopass']) u.applyOne(op);
+    u.refresh();
     return u;
   }
 
@@ -55,13 +56,12 @@ export class User {
     this.passwords = [...o.passwords];
     this.root = o.root.clone();
     this.selectors = o.selectors.map((s) => s.clone());
-    this.version++;
+    this.refresh();
   }
 
-  /** true: every command, key and channel; the dispatch check is then one read */
-  get unrestricted(): boolean {
+  refresh(): void {
     const r = this.root;
-    return r.allCommands && r.allKeys && r.allChannels;
+    this.full = r.allCommands && r.allKeys && r.allChannels;
   }
 
   applyOne(op: string): RuleError | undefined {
@@ -118,6 +118,7 @@ export class User {
       const e = u.applyOne(op);
       if (e !== undefined) return `Error in ACL SETUSER modifier '${sanitize(op)}': ${ruleErrorText(e)}`;
     }
+    u.refresh();
     return u;
   }
 
