@@ -36,6 +36,6 @@ export function aclRefusal(s: Session, spec: CommandSpec, argv: Buffer[]): RespE
 /** redis.call's refusal text (script.c scriptVerifyACL) */
 export function scriptAclText(code: number): string {
   if (code === kDeniedCmd) return "The user executing the script can't run this command or subcommand";
-  if (code === kDeniedKey) return "The user executing the script can't access at least one of the keys mentioned in the command";
+  if (code === kDeniedKey) return "The user executing the script can't access at least one of the keys mentioned in the command arguments";
   return "The user executing the script can't publish to the channel mentioned in the command";
 }

@@ -1,7 +1,7 @@
 /**
  * ACL LOG: the refusals and failed AUTHs, newest first, as Redis 7.0 keeps them. An entry equal in
  * reason, context, object and user to one made in the last 60 s counts up that one instead
- * (Redis's ACL_LOG_GROUPING_MAX_TIME_DELTA); at most acllog-max-len (128) entries per worker.
+ * (Redis's ACL_LOG_GROUPING_MAX_TIME_DELTA), among the newest 10; at most acllog-max-len (128) entries per worker.
  * ACL LOG merges every worker's entries through the primary.
  */
 export interface AclLogEntry {
@@ -18,14 +18,16 @@ export interface AclLogEntry {
 
 const kGroupMs = 60000;
 const kMaxLen = 128;
+const kGroupScan = 10;
 
 export class AclLog {
   entries: AclLogEntry[] = [];
 
   add(e: Omit<AclLogEntry, 'count' | 'created' | 'updated'>): void {
     const now = Date.now();
-    const same = this.entries.find((x) => x.reason === e.reason && x.context === e.context && x.object === e.object &&
-      x.username === e.username && now - x.updated < kGroupMs);
+    // Redis looks for a match among the newest 10 entries only
+    const same = this.entries.slice(0, kGroupScan).find((x) => x.reason === e.reason && x.context === e.context &&
+      x.object === e.object && x.username === e.username && now - x.updated < kGroupMs);
     if (same !== undefined) {
       same.count++;
       same.updated = now;
