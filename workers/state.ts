@@ -198,7 +198,7 @@ export class WorkerState implements ServerContext {
         // users deleted (DELUSER) or replaced (ACL LOAD): their clients close, after the reply
         // to the command that did it when it is one of them, as in Redis
         const gone = new Set(this.acl.apply(args as AclMutation));
-        if (gone.size > 0) for (const c of this.clients.values()) if (gone.has(c.user)) c.closeAfterReply();
+        if (gone.size > 0) for (const c of this.clients.values()) if (gone.has(c.user)) c.finish();
         return true;
       }
       case 'acl-log':

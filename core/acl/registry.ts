@@ -74,10 +74,14 @@ export class UserRegistry {
       case 'load': {
         const parsed = parseAclLines(this.index, m.lines);
         if (parsed.users === undefined) return [];
-        const gone = [...this.users.values()];
+        // Redis keeps the default user's object (its clients stay, with the new rules); every
+        // other user is freed with its clients, even one the file declares again
+        const d = this.defaultUser;
+        const gone = [...this.users.values()].filter((u) => u !== d);
         this.users.clear();
         for (const u of parsed.users) this.users.set(u.name, u);
-        if (!this.users.has('default')) this.users.set('default', User.makeDefault(this.index));
+        d.copyFrom(this.users.get('default') ?? User.makeDefault(this.index));
+        this.users.set('default', d);
         return gone;
       }
     }
