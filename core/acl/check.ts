@@ -22,18 +22,13 @@ export const kDeniedChannel = 4;
 
 export interface AclVerdict { code: number; pos: number }
 
-/** How a command names channels: publish (one, argv[1]), subscribe (all), patterns (all, literal compare) */
-const kChannelUse = new Map<string, 'pub' | 'sub' | 'pat'>([
-  ['publish', 'pub'], ['spublish', 'pub'], ['subscribe', 'sub'], ['ssubscribe', 'sub'], ['psubscribe', 'pat'],
-]);
-
 export function checkUser(u: User, cmd: AclCommand, argv: Buffer[], out: AclVerdict): number {
-  let code = kDeniedCmd;
-  let pos = 0;
-  let keys: Buffer[] | undefined | null = null;
-  for (let i = -1; i < u.selectors.length; i++) {
-    const s = i < 0 ? u.root : u.selectors[i];
-    const r = checkSelector(s, cmd, argv, keys === null ? (keys = keyList(cmd.spec, argv)) : keys, out);
+  const root = checkSelector(u.root, cmd, argv, out);
+  if (root === kAclOk || u.selectors.length === 0) { out.code = root; return root; }
+  let code = root;
+  let pos = out.pos;
+  for (const s of u.selectors) {
+    const r = checkSelector(s, cmd, argv, out);
     if (r === kAclOk) return kAclOk;
     if (r > code || (r === code && out.pos > pos)) { code = r; pos = out.pos; }
   }
@@ -42,35 +37,56 @@ export function checkUser(u: User, cmd: AclCommand, argv: Buffer[], out: AclVerd
   return code;
 }
 
-function keyList(spec: CommandSpec, argv: Buffer[]): Buffer[] | undefined {
-  return spec.keys.first === 0 && spec.keys.numkeysAt === undefined && spec.keys.afterKeyword === undefined ? undefined : keysOf(spec, argv);
+/** a JS loop: Buffer#compare's native call cost ~200 ns a key for a 4-byte prefix */
+function startsWith(key: Buffer, prefix: Buffer): boolean {
+  const n = prefix.length;
+  if (key.length < n) return false;
+  for (let i = 0; i < n; i++) if (key[i] !== prefix[i]) return false;
+  return true;
 }
 
-function checkSelector(s: Selector, cmd: AclCommand, argv: Buffer[], keys: Buffer[] | undefined, out: AclVerdict): number {
+function keyAllowed(s: Selector, key: Buffer, need: number): boolean {
+  const list = s.patterns;
+  for (let i = 0; i < list.length; i++) {
+    const p = list[i];
+    if ((p.flags & need) !== need) continue;
+    const prefix = p.prefix;
+    if (prefix !== undefined ? startsWith(key, prefix) : globMatch(p.buf, key)) return true;
+  }
+  return false;
+}
+
+function checkSelector(s: Selector, cmd: AclCommand, argv: Buffer[], out: AclVerdict): number {
   const spec = cmd.spec;
   out.pos = 0;
-  if (!s.allCommands && (spec.flagBits & kFlagNoAuth) === 0 && s.allowed[cmd.id] === 0) {
+  if (!s.allCommands && s.allowed[cmd.id] === 0 && (spec.flagBits & kFlagNoAuth) === 0) {
     const args = s.firstArgs?.get(cmd.id);
     const at = cmd.parent !== undefined ? 2 : 1;
     if (args === undefined || argv.length < 2 || at >= argv.length) return kDeniedCmd;
     const first = argv[at].toString('latin1').toLowerCase();
     if (!args.some((a) => a.toLowerCase() === first)) return kDeniedCmd;
   }
-  if (!s.allKeys && keys !== undefined && keys.length > 0) {
+  const k = spec.keys;
+  if (!s.allKeys && (k.first !== 0 || !cmd.fixedKeys)) {
     const need = (spec.flagBits & kFlagWrite) !== 0 ? kKeyRead | kKeyWrite : (spec.flagBits & kFlagReadonly) !== 0 ? kKeyRead : 0;
-    for (const key of keys) {
-      if (!s.patterns.some((p) => (p.flags & need) === need && globMatch(p.buf, key))) {
-        out.pos = argv.indexOf(key);
-        return kDeniedKey;
+    if (cmd.fixedKeys) {
+      // no key list is built: GET, SET, MGET… read their keys in place
+      const last = k.last < 0 ? argv.length + k.last : k.last;
+      for (let i = k.first; i <= last && i < argv.length; i += k.step) {
+        if (!keyAllowed(s, argv[i], need)) { out.pos = i; return kDeniedKey; }
+      }
+    } else {
+      for (const key of keysOf(spec, argv) ?? []) {
+        if (!keyAllowed(s, key, need)) { out.pos = argv.indexOf(key); return kDeniedKey; }
       }
     }
   }
-  const use = s.allChannels ? undefined : kChannelUse.get(spec.name);
-  if (use !== undefined) {
-    const last = use === 'pub' ? Math.min(1, argv.length - 1) : argv.length - 1;
+  const use = cmd.channels;
+  if (use !== 0 && !s.allChannels) {
+    const last = use === 1 ? Math.min(1, argv.length - 1) : argv.length - 1;
     for (let i = 1; i <= last; i++) {
       const ch = argv[i];
-      const ok = use === 'pat'
+      const ok = use === 3
         ? s.channels.some((c) => c.buf.equals(ch))
         : s.channels.some((c) => globMatch(c.buf, ch));
       if (!ok) { out.pos = i; return kDeniedChannel; }

@@ -12,7 +12,13 @@ export interface AclCommand {
   /** the container of a subcommand */
   parent: AclCommand | undefined;
   subs: AclCommand[];
+  /** how it names channels (ACL &patterns): 0 none, 1 publish (argv[1]), 2 subscribe (all), 3 patterns (all, compared literally) */
+  channels: number;
+  /** keys at fixed positions first..last by step (most commands): checked without building a list */
+  fixedKeys: boolean;
 }
+
+const kChannelUse: Record<string, number> = { publish: 1, spublish: 1, subscribe: 2, ssubscribe: 2, psubscribe: 3 };
 
 export class AclCommandIndex {
   readonly byId: AclCommand[] = [];
@@ -26,7 +32,11 @@ export class AclCommandIndex {
   }
 
   private add(spec: CommandSpec, parent: AclCommand | undefined): AclCommand {
-    const cmd: AclCommand = { id: this.byId.length, spec, parent, subs: [] };
+    const k = spec.keys;
+    const cmd: AclCommand = {
+      id: this.byId.length, spec, parent, subs: [], channels: kChannelUse[spec.name] ?? 0,
+      fixedKeys: k.numkeysAt === undefined && k.afterKeyword === undefined,
+    };
     this.byId.push(cmd);
     this.bySpec.set(spec, cmd);
     this.byName.set(spec.name, cmd);

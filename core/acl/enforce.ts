@@ -6,14 +6,24 @@
 import { RespError } from '../engine/reply';
 import type { CommandSpec } from '../engine/commands/spec';
 import type { Session } from '../engine/session';
+import type { AclCommand } from './command-index';
 import { checkUser, kDeniedChannel, kDeniedCmd, kDeniedKey, nopermText, type AclVerdict } from './check';
 
 const verdict: AclVerdict = { code: 0, pos: 0 };
+/** a pipeline repeats one command: its index entry is looked up once */
+let lastSpec: CommandSpec | undefined;
+let lastCmd: AclCommand | undefined;
+let lastIndex: unknown;
 
 /** 0 when allowed, else the refusal code; logs the refusal (ACL LOG) */
 export function aclDenied(s: Session, spec: CommandSpec, argv: Buffer[], context: 'toplevel' | 'multi' | 'lua'): number {
-  const acl = s.server.acl;
-  const cmd = acl.index.of(spec);
+  let cmd = lastCmd;
+  if (spec !== lastSpec || s.server.acl.index !== lastIndex) {
+    cmd = s.server.acl.index.of(spec);
+    lastSpec = spec;
+    lastCmd = cmd;
+    lastIndex = s.server.acl.index;
+  }
   if (cmd === undefined) return 0;
   const code = checkUser(s.user, cmd, argv, verdict);
   if (code === 0) return 0;

@@ -10,7 +10,24 @@ export const kKeyRead = 1;
 export const kKeyWrite = 2;
 export const kKeyAll = 3;
 
-export interface KeyPattern { text: string; buf: Buffer; flags: number }
+export interface KeyPattern {
+  text: string;
+  buf: Buffer;
+  flags: number;
+  /** `prefix*` with no other glob character: a byte compare instead of the glob (compiled once) */
+  prefix: Buffer | undefined;
+}
+
+/** `app:*` → `app:`; undefined when the pattern needs the full glob */
+export function literalPrefix(buf: Buffer): Buffer | undefined {
+  const n = buf.length;
+  if (n === 0 || buf[n - 1] !== 42 /* * */) return undefined;
+  for (let i = 0; i < n - 1; i++) {
+    const c = buf[i];
+    if (c === 42 /* * */ || c === 63 /* ? */ || c === 91 /* [ */ || c === 92 /* \ */) return undefined;
+  }
+  return buf.subarray(0, n - 1);
+}
 
 /** Why a rule was refused: Redis's errno, turned into its message by ruleErrorText. */
 export type RuleError = 'ENOENT' | 'EINVAL' | 'EEXIST' | 'EISDIR' | 'ENODEV' | 'EBADMSG' | 'ECHILD';
@@ -125,7 +142,8 @@ export class Selector {
     const text = op.slice(offset);
     if (hasSpaces(text)) return 'EINVAL';
     const same = this.patterns.find((p) => p.text === text);
-    if (same === undefined) this.patterns.push({ text, buf: Buffer.from(text, 'latin1'), flags });
+    const buf = Buffer.from(text, 'latin1');
+    if (same === undefined) this.patterns.push({ text, buf, flags, prefix: literalPrefix(buf) });
     else same.flags |= flags;
     this.allKeys = false;
     return undefined;
