@@ -39,12 +39,7 @@ export class User {
 
   clone(name = this.name): User {
     const u = new User(name, this.index);
-    u.enabled = this.enabled;
-    u.nopass = this.nopass;
-    u.sanitize = this.sanitize;
-    u.passwords = [...this.passwords];
-    u.root = this.root.clone();
-    u.selectors = this.selectors.map((s) => s.clone());
+    u.copyFrom(this);
     return u;
   }
 
