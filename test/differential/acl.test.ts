@@ -52,7 +52,7 @@ function redisLine(list: string[], ours: string): string | undefined {
 }
 
 let oracle: Oracle;
-before(async () => { oracle = await Oracle.start(['--workers', '2', '--storage-mode', 'unlogged']); });
+before(async () => { oracle = await Oracle.start(['--workers', '1', '--storage-mode', 'unlogged']); });
 after(async () => { await oracle?.stop(); });
 
 describe('ACL against redis-server', () => {
