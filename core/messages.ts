@@ -41,6 +41,8 @@ export interface ServeTask {
   runId: string;
   startedAt: number;
   tcpPort: number;
+  /** ACL LIST lines of the primary's users (core/primary/acl-host.ts) */
+  acl: string[];
   storage: { url: string; startupOptions: string; storageMode: string; schema: string };
 }
 

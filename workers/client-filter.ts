@@ -10,7 +10,7 @@ export function matchesFilter(c: Client, f: ClientFilter | undefined): boolean {
   if (f.laddr !== undefined && c.laddr !== f.laddr) return false;
   // every client here is a normal one: no replicas, no pub/sub yet
   if (f.type !== undefined && f.type !== 'normal') return false;
-  if (f.user !== undefined && f.user !== 'default') return false;
+  if (f.user !== undefined && f.user !== c.user.name) return false;
   if (f.maxage !== undefined && (Date.now() - c.createdAt) / 1000 < f.maxage) return false;
   return true;
 }

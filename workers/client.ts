@@ -23,6 +23,7 @@ import { kReadScratch, keepRead } from './read-slab';
 import { ReplyQueue } from './reply-queue';
 import { OutputLimiter } from './output-limit';
 import { dispatch, holdWhile, type DispatchClient } from './dispatch';
+import type { User } from '../core/acl/user';
 
 const native = loadNative();
 
@@ -41,6 +42,8 @@ export class Client implements DispatchClient {
   private authed = false;
   /** Redis's authRequired(): a password is set and this client has not authenticated (NOAUTH, and the parser's tighter limits) */
   private authRequired = true;
+  /** Redis's c->user: the default user until AUTH names another */
+  user: User;
   replyOff = false;
   skipNext = false;
   noEvict = false;
@@ -85,7 +88,8 @@ export class Client implements DispatchClient {
       protoMaxBulkLen: c.int('proto-max-bulk-len'),
       clientQueryBufferLimit: c.int('client-query-buffer-limit'),
     });
-    this.authenticated = c.str('requirepass') === '';
+    this.user = state.acl.defaultUser;
+    this.authenticated = !state.acl.defaultNeedsAuth;
     this.addr = unix ? `${c.str('unixsocket')}:0` : `${socket.remoteAddress}:${socket.remotePort}`;
     this.laddr = unix ? `${c.str('unixsocket')}:0` : `${socket.localAddress}:${socket.localPort}`;
     socket.setNoDelay(true);
@@ -117,7 +121,7 @@ export class Client implements DispatchClient {
 
   /** Re-judges authRequired(): after an AUTH state change, and when requirepass changes (CONFIG SET). */
   applyAuth(): void {
-    this.authRequired = !this.authed && this.server.config.str('requirepass') !== '';
+    this.authRequired = !this.authed && this.server.acl.defaultNeedsAuth;
     this.parser.authenticated = !this.authRequired;
   }
 
@@ -319,7 +323,8 @@ export class Client implements DispatchClient {
     this.multiAborted = false;
     this.watched = [];
     const left = this.subscriptions.clear();
-    this.authenticated = this.server.config.str('requirepass') === '';
+    this.user = this.server.acl.defaultUser;
+    this.authenticated = !this.server.acl.defaultNeedsAuth;
     return left;
   }
 
@@ -331,7 +336,7 @@ export class Client implements DispatchClient {
       `age=${Math.floor((now - this.createdAt) / 1000)} idle=${Math.floor((now - this.lastActive) / 1000)} ` +
       `flags=${flags} db=${this.db} sub=${subs.size('c')} psub=${subs.size('p')} ssub=${subs.size('s')} multi=${this.multi?.length ?? -1} qbuf=${this.parser.pending} qbuf-free=0 ` +
       `argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=${this.writer.length} oll=${this.pendingReplies} ` +
-      `omem=${this.socket.writableLength} tot-mem=0 events=r cmd=${this.lastCommand} user=default ` +
+      `omem=${this.socket.writableLength} tot-mem=0 events=r cmd=${this.lastCommand} user=${this.user.name} ` +
       `redir=-1 resp=${this.proto} lib-name=${this.libName} lib-ver=${this.libVer}`;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * One parsed command of a connection, from argv to its place in the reply queue:
  *
- *   argv ─▶ table.resolve ─▶ NOAUTH? ─▶ inside MULTI: queue (+QUEUED) ─▶ spec.run ─┬─ value ────▶ reply now
+ *   argv ─▶ table.resolve ─▶ NOAUTH? ─▶ NOPERM? ─▶ inside MULTI: queue (+QUEUED) ─▶ spec.run ─┬─ value ────▶ reply now
  *                                                                                  ├─ PendingReply ─▶ slot, filled by the lane
  *                                                                                  └─ Promise ──▶ slot, filled later
  *
@@ -21,6 +21,7 @@ import type { WriteHook } from '../core/engine/write-hook';
 import type { WorkerStats } from '../core/messages';
 import type { ReplyQueue, ReplySlot } from './reply-queue';
 import { kPubsubContext, pubsubOnly } from '../core/engine/commands/pubsub/subscriptions';
+import { aclRefusal } from '../core/acl/enforce';
 
 /** What dispatch needs of the worker (WorkerState). */
 export interface DispatchState {
@@ -66,6 +67,14 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   }
   const spec = resolved;
   if (c.mustAuth && (spec.flagBits & kFlagNoAuth) === 0) return refuse(c, Err.noAuth, c.replyOff || skipThis);
+  // ACL: a user with +@all ~* &* (the default one) costs this one read (core/acl/enforce.ts)
+  if (!c.user.full) {
+    const denied = aclRefusal(c, spec, argv);
+    if (denied !== undefined) {
+      if (c.multi !== undefined) c.multiAborted = true;
+      return refuse(c, denied, c.replyOff || skipThis);
+    }
+  }
   // RESP2 subscribed mode: a reply would be mistaken for a message (RESP3 tells pushes apart)
   if (c.proto === 2 && c.subscriptions?.active === true && !kPubsubContext.has(spec.name)) {
     if (c.multi !== undefined) c.multiAborted = true;

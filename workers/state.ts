@@ -20,6 +20,9 @@ import { busChannelName, MessageBus } from '../core/bus/bus';
 import { BlockingWaits } from '../core/engine/commands/blocking/waits';
 import { KeyspaceNotifier } from '../core/engine/keyspace-events';
 import { parseNotifyFlags } from '../core/config/notify-flags';
+import { AclCommandIndex } from '../core/acl/command-index';
+import { UserRegistry, type AclMutation } from '../core/acl/registry';
+import { AclLog } from '../core/acl/log';
 
 export function emptyStats(): WorkerStats {
   return {
@@ -50,6 +53,9 @@ export class WorkerState implements ServerContext {
   /** client-output-buffer-limit's pubsub class: clients holding a subscription */
   pubsubLimit: OutputLimit;
   private readonly rpc: Rpc;
+  /** this worker's copy of the ACL users, kept equal to the primary's (core/acl/registry.ts) */
+  readonly acl: UserRegistry;
+  readonly aclLog = new AclLog();
   private onStopped!: () => void;
   readonly stopped = new Promise<void>((r) => (this.onStopped = r));
 
@@ -69,6 +75,8 @@ export class WorkerState implements ServerContext {
       scriptConnections: this.config.int('script-connections'),
       log: (line) => this.log(line),
     });
+    this.acl = new UserRegistry(new AclCommandIndex(commands.all()));
+    this.acl.apply({ op: 'load', lines: task.acl });
     this.rpc = new Rpc(port, (op, args) => this.onRequest(op, args));
     this.bus = new MessageBus(port, this.workerIndex, busChannelName(this.runId));
     this.blocking = new BlockingWaits(this.bus, this.writeHook, (n) => { this.stats.blockedClients = n; });
@@ -123,6 +131,7 @@ export class WorkerState implements ServerContext {
 
   private applyConfig(name: string, text: string): void {
     this.config.set(name, text);
+    if (name === 'requirepass') this.acl.apply({ op: 'requirepass', value: this.config.str(name) });
     if (name === 'notify-keyspace-events') this.notifier.configure(parseNotifyFlags(this.config.str(name)) ?? 0);
     if (name === 'client-output-buffer-limit') {
       this.outputLimit = this.config.outputLimit();
@@ -185,6 +194,18 @@ export class WorkerState implements ServerContext {
         }
         return n;
       }
+      case 'acl': {
+        // users deleted (DELUSER) or replaced (ACL LOAD): their clients close, after the reply
+        // to the command that did it when it is one of them, as in Redis
+        const gone = new Set(this.acl.apply(args as AclMutation));
+        if (gone.size > 0) for (const c of this.clients.values()) if (gone.has(c.user)) c.finish();
+        return true;
+      }
+      case 'acl-log':
+        return this.aclLog.entries;
+      case 'acl-log-reset':
+        this.aclLog.reset();
+        return true;
       case 'stats':
         return { ...this.stats, lanes: this.store.lanes.map((l) => l.snapshot()), scripts: { ...this.store.scripts.stats } };
       case 'reset-stats':
@@ -225,6 +246,13 @@ export class WorkerState implements ServerContext {
   }
   info(): Promise<InfoData> {
     return this.rpc.call<InfoData>('info');
+  }
+  /** ACL mutations and file operations go through the primary: Redis's error text, or null */
+  aclRequest(m: AclMutation | { op: 'loadfile' } | { op: 'save' }): Promise<string | null> {
+    return this.rpc.call<string | null>('acl', m);
+  }
+  aclLogGather(reset: boolean): Promise<unknown> {
+    return this.rpc.call('acl-log', reset);
   }
   async configSet(pairs: [string, string][]): Promise<void> {
     for (const [name, value] of pairs) this.applyConfig(name, value);

@@ -42,6 +42,7 @@ export const kOptions: readonly OptionSpec[] = [
   opt({ name: 'workers', type: 'int', default: String(kCores), min: 1, max: 256, mutable: false, description: 'worker threads that own client connections (default: available cores)' }),
   // security
   opt({ name: 'requirepass', type: 'string', default: '', mutable: true, description: 'password of the default user (AUTH / HELLO AUTH); empty = no password' }),
+  opt({ name: 'aclfile', type: 'string', default: '', mutable: false, description: 'ACL users file (Redis format: one `user <name> <rules>` line each), read at start and by ACL LOAD, written by ACL SAVE' }),
   opt({ name: 'protected-mode', type: 'bool', default: 'yes', mutable: true, description: 'while the default user has no password, refuse (DENIED) clients not on 127.0.0.1, ::1 or the Unix socket' }),
   // protocol limits
   opt({ name: 'proto-max-bulk-len', type: 'bytes', default: '512mb', min: 1024 * 1024, max: 2 ** 53, mutable: true, description: 'largest bulk string a client may send' }),

@@ -10,6 +10,9 @@ import type { WriteHook } from './write-hook';
 import type { BlockedCall, BlockingHost } from './commands/blocking/blocked-call';
 import type { MessageBus } from '../bus/bus';
 import type { Subscriptions } from './commands/pubsub/subscriptions';
+import type { UserRegistry, AclMutation } from '../acl/registry';
+import type { AclLog } from '../acl/log';
+import type { User } from '../acl/user';
 
 export interface ClientFilter {
   id?: number[];
@@ -40,6 +43,13 @@ export interface ServerContext {
   /** pub/sub and wake-ups across workers and instances (core/bus) */
   readonly bus: MessageBus;
   readonly runId: string;
+  /** this worker's ACL users (core/acl), equal on every worker */
+  readonly acl: UserRegistry;
+  readonly aclLog: AclLog;
+  /** ACL SETUSER / DELUSER / LOAD / SAVE through the primary: Redis's error text, or null */
+  aclRequest(m: AclMutation | { op: 'loadfile' } | { op: 'save' }): Promise<string | null>;
+  /** every worker's ACL LOG entries merged (reset: cleared everywhere) */
+  aclLogGather(reset: boolean): Promise<unknown>;
   readonly startedAt: number;
   readonly workerIndex: number;
   /** CLIENT LIST lines of every worker's clients, by id */
@@ -85,6 +95,8 @@ export interface Session {
    * parser's unauthenticated limits for the rest of the packet follow it from the next request on.
    */
   authenticated: boolean;
+  /** the ACL user this connection runs as (Redis's c->user) */
+  user: User;
   replyOff: boolean;
   skipNext: boolean;
   noEvict: boolean;

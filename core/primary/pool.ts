@@ -28,6 +28,8 @@ export interface PoolEvents {
   log(line: string): void;
   /** the message bus's primary end (core/bus/hub.ts): its messages, and workers that die */
   bus?: BusHub;
+  /** ACL LIST lines a starting worker loads */
+  aclLines?: () => string[];
 }
 
 export class WorkerPool {
@@ -72,7 +74,7 @@ export class WorkerPool {
       else if (msg.type === 'ready') { slot.ready = true; onReady(); }
       else if (msg.type === 'bus') this.events.bus?.onMessage(slot.index, port1, msg);
     });
-    const task: ServeTask = { ...this.base, port: port2, workerIndex: slot.index, config: this.config.toRecord() };
+    const task: ServeTask = { ...this.base, port: port2, workerIndex: slot.index, config: this.config.toRecord(), acl: this.events.aclLines?.() ?? [] };
     const done = this.piscina.run(task, { transferList: [port2] as never }).then(
       () => undefined,
       (err: Error) => {

@@ -14,6 +14,9 @@ import type { ConnMessage, WorkerStats } from '../messages';
 import { loadNative, type NativeAddon } from '../native';
 import { WorkerPool } from './pool';
 import type { ExpiredSink } from './sweeper';
+import { AclHost } from './acl-host';
+import type { AclMutation } from '../acl/registry';
+import { mergeLogs, type AclLogEntry } from '../acl/log';
 import { kProtectedModeDenied, protectedModeDenies } from './protected-mode';
 
 const kMaxClientsReply = '-ERR max number of clients reached\r\n';
@@ -30,6 +33,7 @@ export class PrimaryServer {
   private readonly listeners: net.Server[] = [];
   private readonly native: NativeAddon = loadNative();
   private pool!: WorkerPool;
+  private acl!: AclHost;
   private nextClientId = 1;
   private stopping: Promise<void> | undefined;
   tcpPort = 0;
@@ -49,10 +53,13 @@ export class PrimaryServer {
     private readonly extra: Record<string, unknown> = {}) {}
 
   async start(): Promise<string> {
+    this.acl = new AclHost(this.config);
+    await this.acl.loadFile();
     this.pool = new WorkerPool(this.config, { runId: this.runId, startedAt: this.startedAt, tcpPort: 0, ...this.extra } as never, {
       handler: (op, args) => this.onWorkerRequest(op, args),
       log: this.log,
       bus: this.bus,
+      aclLines: () => this.acl.registry.list(),
     });
     const ready = await this.listen();
     await this.pool.start();
@@ -115,7 +122,7 @@ export class PrimaryServer {
       return;
     }
     const c = this.config;
-    if (protectedModeDenies({ protectedMode: c.bool('protected-mode'), requirepass: c.str('requirepass'), unix, address: socket.remoteAddress })) {
+    if (protectedModeDenies({ protectedMode: c.bool('protected-mode'), requirepass: this.acl.registry.defaultNeedsAuth ? 'set' : '', unix, address: socket.remoteAddress })) {
       this.stats.rejectedConnections++;
       socket.end(kProtectedModeDenied);
       return;
@@ -142,6 +149,10 @@ export class PrimaryServer {
 
   private async onWorkerRequest(op: string, args: unknown): Promise<unknown> {
     switch (op) {
+      case 'acl-log': {
+        if (args === true) { await this.pool.gather('acl-log-reset'); return []; }
+        return mergeLogs(await this.pool.gather<AclLogEntry[]>('acl-log'));
+      }
       case 'client-list': {
         const parts = await this.pool.gather<[number, string][]>('clients', args);
         return parts.flat().sort((a, b) => a[0] - b[0]).map((e) => e[1]);
@@ -161,8 +172,14 @@ export class PrimaryServer {
         ]);
         return { workers, primary: this.infoData(), sections };
       }
+      case 'acl': {
+        const r = await this.acl.request(args as AclMutation);
+        if (r.mutation !== undefined) await this.pool.gather('acl', r.mutation);
+        return r.error ?? null;
+      }
       case 'config-set': {
         for (const [name, value] of args as [string, string][]) {
+          if (name === 'requirepass') this.acl.registry.apply({ op: 'requirepass', value });
           this.config.set(name, value);
           this.pool.broadcast({ type: 'config', name, value: this.config.get(name) });
         }

@@ -17,6 +17,7 @@ import { latency } from './server/latency';
 import { save, bgsave, lastsave } from './server/save';
 import { shutdown } from './server/shutdown';
 import { time } from './server/time';
+import { aclCommand } from './server/acl';
 import { kKeyCommands } from './keys';
 import { kStringCommands } from './string';
 import { kTransactionCommands } from './transactions';
@@ -34,7 +35,7 @@ import { kBitmapCommands } from './bitmap';
 import { kDumpCommands } from './dump';
 
 export const kConnectionCommands: CommandSpec[] = [auth, client, echo, hello, ping, quit, reset, select];
-export const kServerCommands: CommandSpec[] = [command, config, debug, info, latency, save, bgsave, lastsave, shutdown, time];
+export const kServerCommands: CommandSpec[] = [aclCommand, command, config, debug, info, latency, save, bgsave, lastsave, shutdown, time];
 
 /** Each family's index lists its commands; adding a family = one import and one spread here. */
 export function allCommands(): CommandSpec[] {

@@ -6,6 +6,7 @@
  *   unknown command or subcommand     → ERR Unknown Redis command called from script
  *   wrong arity                       → ERR Wrong number of args calling Redis command from script
  *   `noscript` (MULTI, EVAL, BLPOP…)  → ERR This Redis command is not allowed from script
+ *   the caller's ACL user may not (core/acl) → ERR The user executing the script can't run this command or subcommand (or its keys', channels' texts)
  *   write / may_replicate in a read-only call (EVAL_RO, FCALL_RO, no-writes)
  *                                     → ERR Write commands are not allowed from read-only scripts.
  *
@@ -25,12 +26,17 @@ import { kFlagMayReplicate, kFlagNoScript, kFlagWrite } from '../flags';
 import { ReplyWriter } from '../../../../protocol/writer';
 import { ScriptSession } from './script-session';
 import { withoutBlocking } from '../blocking/context';
+import { aclDenied, scriptAclText } from '../../../acl/enforce';
+import { checkUser } from '../../../acl/check';
 
 const errorBytes = (text: string): Buffer => Buffer.from(`-ERR ${text}\r\n`);
 const kUnknown = errorBytes(kScriptCallErrors.unknownCommand);
 const kArity = errorBytes(kScriptCallErrors.arity);
 const kNotAllowed = errorBytes(kScriptCallErrors.notAllowed);
 const kReadOnly = errorBytes(kScriptCallErrors.writeInReadOnly);
+const kAclInvalid = errorBytes('Invalid command passed to redis.acl_check_cmd()');
+const kOne = Buffer.from(':1\r\n');
+const kZero = Buffer.from(':0\r\n');
 
 /** A write the script made, reported to the write hook once the transaction committed. */
 export interface ScriptWrite { db: number; spec: CommandSpec; argv: Buffer[]; reply: Reply; note: Outcome | undefined }
@@ -39,6 +45,7 @@ export class CallHost implements ScriptHost {
   readonly writes: ScriptWrite[] = [];
   private readonly session: ScriptSession;
   private readonly writer = new ReplyWriter(256);
+  private readonly verdict = { code: 0, pos: 0 };
 
   constructor(private readonly caller: Session, store: KeyStore, public readOnly: boolean) {
     this.session = new ScriptSession(caller, store);
@@ -51,6 +58,10 @@ export class CallHost implements ScriptHost {
     const spec = resolved;
     const bits = spec.flagBits;
     if ((bits & kFlagNoScript) !== 0) return kNotAllowed;
+    if (!this.caller.user.full) {
+      const denied = aclDenied(this.caller, spec, argv, 'lua');
+      if (denied !== 0) return errorBytes(scriptAclText(denied));
+    }
     if (this.readOnly && (bits & (kFlagWrite | kFlagMayReplicate)) !== 0) return kReadOnly;
     const s = this.session;
     s.proto = resp;
@@ -77,6 +88,14 @@ export class CallHost implements ScriptHost {
     }
     if (isPromise<Reply>(result)) return result.then(finish, (e: Error) => finish(new RespError(`ERR ${e.message}`)));
     return finish(result as Reply);
+  }
+
+  /** redis.acl_check_cmd: may the caller's user run this line? (no ACL LOG entry) */
+  aclCheck(argv: Buffer[]): Buffer {
+    const resolved = this.caller.server.commands.resolve(argv);
+    if (resolved instanceof RespError) return kAclInvalid;
+    const cmd = this.caller.server.acl.index.of(resolved);
+    return cmd === undefined || checkUser(this.caller.user, cmd, argv, this.verdict) === 0 ? kOne : kZero;
   }
 
   log(level: number, message: Buffer): void {

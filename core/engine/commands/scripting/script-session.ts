@@ -4,6 +4,7 @@
  * transaction. SELECT inside the script changes only this session's db, as in Redis 7.
  */
 import type { KeyStore } from '../../key-store';
+import type { User } from '../../../acl/user';
 import type { QueuedCommand, ServerContext, Session, WatchedKey } from '../../session';
 
 export class ScriptSession implements Session {
@@ -35,6 +36,8 @@ export class ScriptSession implements Session {
   set libName(v: string) { this.caller.libName = v; }
   get libVer(): string { return this.caller.libVer; }
   set libVer(v: string) { this.caller.libVer = v; }
+  get user(): User { return this.caller.user; }
+  set user(v: User) { this.caller.user = v; }
   get noEvict(): boolean { return this.caller.noEvict; }
   set noEvict(v: boolean) { this.caller.noEvict = v; }
   get noTouch(): boolean { return this.caller.noTouch; }
