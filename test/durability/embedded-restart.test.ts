@@ -124,7 +124,9 @@ describe('embedded PostgreSQL killed -9 under load, logged mode', { timeout: 180
     // pg_control gone: every start ends in FATAL "could not open file global/pg_control"
     await fs.rename(path.join(dataDir, 'global', 'pg_control'), path.join(dir, 'pg_control'));
     process.kill((await readPidFile(dataDir))!.pid, 'SIGKILL');
-    await until('failing to restart', async () => /postresp_postgres_restart_failures:[1-9]/.test(await infoPersistence(server.port)));
+    // 90 s: the supervisor first waits out the killed postmaster and its backoff; at load average
+    // 15-20 on 2 cores the first failed start came after more than 30 s (a full run this session)
+    await until('failing to restart', async () => /postresp_postgres_restart_failures:[1-9]/.test(await infoPersistence(server.port)), 90_000);
     const c = await RawClient.connect(server.port);
     const r = await c.call('GET', 'k');
     assert.ok(isError(r) && /^ERR PostgreSQL unavailable/.test(r.error), JSON.stringify(r));
