@@ -47,9 +47,12 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
     host = new CallHost(s, tx.store, plan.readOnly);
     return plan.run(host, tx.begun, tx.store);
   });
-  if (out instanceof RespError) return out;
   const hook = s.server.writeHook;
-  if (hook.active && host !== undefined) for (const w of host.writes) hook.command(w.db, w.spec, w.argv, w.reply, w.note);
+  if (hook.afterActive && host !== undefined) for (const w of host.writes) hook.after(w.db, w.spec, w.argv);
+  if (out instanceof RespError) return out;
+  if (hook.active && host !== undefined) {
+    for (const w of host.writes) if (!(w.reply instanceof RespError)) hook.command(w.db, w.spec, w.argv, w.reply, w.note);
+  }
   // an error reply is a RespError, so INFO errorstats counts it (redis.error_reply('MY_CODE …'))
   return out[0] === 45 /* - */ ? new RespError(out.toString('latin1', 1, out.length - 2)) : new Raw(out);
 }
