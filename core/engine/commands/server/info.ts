@@ -28,6 +28,8 @@ const kOrder: [name: string, inDefault: boolean][] = [
   ['latencystats', false], ['cluster', true], ['keyspace', true], ['cache', false],
 ];
 const kAliases: Record<string, string> = { module_list: 'modules' };
+/** sections Redis does not have */
+const kOwn = new Set(['cache']);
 
 /** Redis shows its binary's absolute path; ours is the entry point, not the worker script it runs in */
 const kExecutable = path.resolve(__dirname, '..', '..', '..', 'primary', 'main.js');
@@ -37,7 +39,8 @@ export function wantedSections(args: string[]): Set<string> {
   const all = args.some((a) => a === 'all' || a === 'everything');
   const out = new Set<string>();
   for (const [name, inDefault] of kOrder) {
-    if (all || (inDefault && (args.length === 0 || args.includes('default')))) out.add(name);
+    // PostRESP's own sections only by name: `all` prints what redis-server prints
+    if ((all && !kOwn.has(name)) || (inDefault && (args.length === 0 || args.includes('default')))) out.add(name);
   }
   for (const a of args) out.add(kAliases[a] ?? a);
   return out;
