@@ -62,8 +62,13 @@ function violations(history: Event[]): string[] {
 }
 
 describe('read cache', () => {
-  it('clients on two worker threads: no read older than a write acknowledged before it began', async () => {
+  // batch-transaction yes: a batch's runs answer only after its one COMMIT (workers/storage/batch-tx.ts)
+  for (const batchTx of ['yes', 'no']) it(`clients on two worker threads: no read older than a write acknowledged before it began (batch-transaction ${batchTx})`, async () => {
+    const admin = await RawClient.connect(a.port);
+    assert.equal(await admin.call('CONFIG', 'SET', 'batch-transaction', batchTx), 'OK');
     const keys = ['lin:a', 'lin:b', 'lin:c'];
+    await admin.call('DEL', ...keys);
+    admin.close();
     const n = 6;
     const cs = await Promise.all(Array.from({ length: n }, () => RawClient.connect(a.port)));
     const history: Event[] = [];
@@ -118,6 +123,8 @@ describe('read cache', () => {
     ['EVAL undeclared', [], ['EVAL', "redis.call('set', 'k', 'lua2') return 1", '0'], 'lua2'],
     ['a type change', [], ['EVAL', "redis.call('del', 'k') redis.call('rpush', 'k', 'x') return 1", '0'],
       { error: 'WRONGTYPE Operation against a key holding the wrong kind of value' }],
+    ['FCALL', [['FUNCTION', 'LOAD', 'REPLACE', "#!lua name=cachelib\nredis.register_function('setk', function(keys, args) return redis.call('set', keys[1], args[1]) end)"]],
+      ['FCALL', 'setk', '1', 'k', 'fn'], 'fn'],
     ['into a stream', [['DEL', 'k']], ['XADD', 'k', '1-1', 'f', 'v'], { error: 'WRONGTYPE Operation against a key holding the wrong kind of value' }],
   ];
   for (const [name, setup, write, expected] of cases) {
