@@ -4,9 +4,12 @@
  * epoch still hold what they held when the read was sent. Entries are keyed by the 32-bit hash
  * the slot comes from (no string made per lookup); a different key with the same hash replaces
  * the entry. Memory is bounded (--cache-max-memory, split between the workers): CLOCK eviction
- * (a hit sets `ref`; the sweep gives a referenced entry a second chance) and, once full, a
- * doorkeeper admission (a key is cached on its second miss within a window), so a skewed
- * workload's cold tail does not push the hot keys out. docs/cache.md has the numbers.
+ * over a ring (a hit sets `ref`; the hand gives a referenced entry a second chance) and, once
+ * full, frequency admission: every lookup counts its key in a small sketch (two one-byte
+ * counters, halved every 8M accesses), and a missed key is kept only if it was asked for more
+ * often than the entry the hand would evict. A keyspace larger than the cache then keeps its hot
+ * keys, and a cold miss costs a hash and two counter reads: nothing is copied, nothing evicted.
+ * docs/cache.md has the numbers.
  */
 import { kAbsent, type ReadFill, type ReadOp } from '../ops';
 import type { Reply } from '../reply';
@@ -14,12 +17,16 @@ import type { VersionTable } from './version-table';
 
 /** what an entry costs besides its key and value bytes (object, Map slot, Buffer headers), measured roughly */
 const kEntryOverhead = 160;
-/** doorkeeper bits; cleared when a quarter are set */
-const kDoorBits = 1 << 20;
+/** frequency sketch counters (one byte each, saturating at 15): 1 MB a worker */
+const kSketch = 1 << 20;
+/** counters are halved after this many recorded accesses, so old popularity fades */
+const kSketchWindow = 8 * kSketch;
 
 class Entry {
   ref = false;
-  constructor(readonly db: number, readonly key: Buffer, readonly type: number, readonly value: Buffer | null,
+  /** its place in the clock ring */
+  at = 0;
+  constructor(readonly h: number, readonly db: number, readonly key: Buffer, readonly type: number, readonly value: Buffer | null,
     readonly exp: number, readonly slot: number, readonly version: number, readonly epoch: number, readonly bytes: number) {}
 }
 
@@ -47,8 +54,12 @@ export function emptyCacheStats(): CacheStats {
 export class NearCache implements ReadFill {
   readonly stats = emptyCacheStats();
   private readonly map = new Map<number, Entry>();
-  private readonly door = new Uint32Array(kDoorBits / 32);
-  private doorSet = 0;
+  /** the clock: entries in fill order, holes where one was dropped (reused through `free`) */
+  private readonly ring: (Entry | null)[] = [];
+  private readonly free: number[] = [];
+  private hand = 0;
+  private readonly sketch = new Uint8Array(kSketch);
+  private counted = 0;
 
   /** maxBytes: this worker's share; maxValue: larger values are not cached */
   constructor(readonly table: VersionTable, public maxBytes: number, public maxValue: number) {}
@@ -64,6 +75,7 @@ export class NearCache implements ReadFill {
     const key = op.key;
     if (key !== null) {
       const h = t.hash(op.db, key);
+      this.count(h);
       const e = this.live(h, op.db, key, epoch);
       if (e !== undefined) {
         this.stats.hits++;
@@ -80,7 +92,9 @@ export class NearCache implements ReadFill {
     const found: Entry[] = new Array(keys.length);
     let all = true;
     for (let i = 0; i < keys.length && all; i++) {
-      const e = this.live(t.hash(op.db, keys[i]), op.db, keys[i], epoch);
+      const h = t.hash(op.db, keys[i]);
+      this.count(h);
+      const e = this.live(h, op.db, keys[i], epoch);
       if (e === undefined) all = false;
       else found[i] = e;
     }
@@ -105,7 +119,7 @@ export class NearCache implements ReadFill {
     if (e === undefined || e.db !== db || !e.key.equals(key)) return undefined;
     if (e.epoch !== epoch || this.table.version(e.slot) !== e.version || (e.exp !== 0 && e.exp <= Date.now())) {
       this.stats.invalidations++;
-      this.drop(h, e);
+      this.drop(e);
       return undefined;
     }
     e.ref = true;
@@ -128,53 +142,70 @@ export class NearCache implements ReadFill {
     const kept = type === kAbsent || value !== null ? value : null;
     const bytes = kEntryOverhead + key.length + (kept?.length ?? 0);
     const old = this.map.get(h);
-    if (old !== undefined) this.drop(h, old);
-    if (this.stats.bytes + bytes > this.maxBytes) {
-      if (!this.admit(h)) {
-        this.stats.rejected++;
-        return;
-      }
-      this.evict(bytes);
+    if (old !== undefined) this.drop(old);
+    if (this.stats.bytes + bytes > this.maxBytes && !this.makeRoom(h, bytes)) {
+      this.stats.rejected++;
+      return;
     }
-    const e = new Entry(db, copy(key), type, kept === null ? null : copy(kept), exp, slot, version, epoch, bytes);
+    const e = new Entry(h, db, copy(key), type, kept === null ? null : copy(kept), exp, slot, version, epoch, bytes);
+    e.at = this.free.length > 0 ? this.free.pop()! : this.ring.length;
+    this.ring[e.at] = e;
     this.map.set(h, e);
     this.stats.fills++;
     this.stats.entries = this.map.size;
     this.stats.bytes += bytes;
   }
 
-  /** Seen before in this window? (a key's first miss in a full cache only marks it) */
-  private admit(h: number): boolean {
-    const bit = h & (kDoorBits - 1);
-    const word = bit >>> 5;
-    const mask = 1 << (bit & 31);
-    if ((this.door[word] & mask) !== 0) return true;
-    this.door[word] |= mask;
-    if (++this.doorSet >= kDoorBits / 4) {
-      this.door.fill(0);
-      this.doorSet = 0;
+  /** A lookup of the key with hash h: its two counters (conservative update: only the smaller moves). */
+  private count(h: number): void {
+    const s = this.sketch;
+    const a = h & (kSketch - 1);
+    const b = (Math.imul(h, 0x9e3779b1) >>> 12) & (kSketch - 1);
+    const m = s[a] < s[b] ? s[a] : s[b];
+    if (m < 15) {
+      if (s[a] === m) s[a] = m + 1;
+      if (s[b] === m) s[b] = m + 1;
     }
-    return false;
+    if (++this.counted >= kSketchWindow) {
+      this.counted = 0;
+      for (let i = 0; i < kSketch; i++) s[i] >>>= 1;
+    }
   }
 
-  /** CLOCK over the Map's insertion order: a referenced entry moves to the back, unreferenced */
-  private evict(room: number): void {
-    let turns = this.map.size * 2;
-    for (const [h, e] of this.map) {
-      if (this.stats.bytes + room <= this.maxBytes || turns-- <= 0) break;
-      if (e.ref) {
-        e.ref = false;
-        this.map.delete(h);
-        this.map.set(h, e);
-        continue;
-      }
-      this.drop(h, e);
+  private frequency(h: number): number {
+    const s = this.sketch;
+    const a = s[h & (kSketch - 1)];
+    const b = s[(Math.imul(h, 0x9e3779b1) >>> 12) & (kSketch - 1)];
+    return a < b ? a : b;
+  }
+
+  /**
+   * Full: the hand's next victim (a referenced entry is passed over once, its ref cleared) must
+   * have been asked for less often than the newcomer, else the newcomer is not kept (false).
+   * Once admitted, further victims go until there is room.
+   */
+  private makeRoom(h: number, room: number): boolean {
+    const want = h < 0 ? -1 : this.frequency(h);
+    let first = true;
+    let turns = this.ring.length * 2;
+    while (this.stats.bytes + room > this.maxBytes && this.map.size > 0 && turns-- > 0) {
+      if (this.hand >= this.ring.length) this.hand = 0;
+      const e = this.ring[this.hand];
+      if (e === null || e === undefined) { this.hand++; continue; }
+      if (e.ref) { e.ref = false; this.hand++; continue; }
+      if (first && want >= 0 && want <= this.frequency(e.h)) return false;
+      first = false;
+      this.hand++;
+      this.drop(e);
       this.stats.evictions++;
     }
+    return this.stats.bytes + room <= this.maxBytes;
   }
 
-  private drop(h: number, e: Entry): void {
-    this.map.delete(h);
+  private drop(e: Entry): void {
+    this.map.delete(e.h);
+    this.ring[e.at] = null;
+    this.free.push(e.at);
     this.stats.bytes -= e.bytes;
     this.stats.entries = this.map.size;
   }
@@ -182,11 +213,14 @@ export class NearCache implements ReadFill {
   /** --cache-max-memory changed: shrink now */
   resize(maxBytes: number): void {
     this.maxBytes = maxBytes;
-    if (this.stats.bytes > maxBytes) this.evict(0);
+    if (this.stats.bytes > maxBytes) this.makeRoom(-1, 0);
   }
 
   clear(): void {
     this.map.clear();
+    this.ring.length = 0;
+    this.free.length = 0;
+    this.hand = 0;
     this.stats.bytes = 0;
     this.stats.entries = 0;
   }
