@@ -18,7 +18,7 @@ const schema = uniqueSchema('cache');
 let a: RunningServer;
 
 before(async () => {
-  a = await startServer(['--workers', '2', '--storage-mode', 'unlogged', '--enable-debug-command', 'yes'], { schema });
+  a = await startServer(['--cache', 'exclusive', '--workers', '2', '--storage-mode', 'unlogged', '--enable-debug-command', 'yes'], { schema });
 });
 after(async () => {
   await a?.stop();
@@ -170,7 +170,7 @@ describe('read cache', () => {
     c.close();
   });
 
-  it('a second instance on the schema turns the cache off, and its writes are seen', async () => {
+  it('a second instance on the schema (with the default --cache off) turns the cache off, and its writes are seen', async () => {
     const c = await RawClient.connect(a.port);
     await c.call('SET', 'two', 'a');
     await c.call('GET', 'two');
@@ -193,7 +193,7 @@ describe('read cache', () => {
 describe('read cache, Postgres restarted', () => {
   it('a crashed Postgres (unlogged keyspace emptied) leaves no entry behind', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postresp-cache-'));
-    const s = await startServer(['--data-dir', path.join(dir, 'pg'), '--storage-mode', 'unlogged', '--workers', '1'], { embedded: true, timeoutMs: 60000 });
+    const s = await startServer(['--cache', 'exclusive', '--data-dir', path.join(dir, 'pg'), '--storage-mode', 'unlogged', '--workers', '1'], { embedded: true, timeoutMs: 60000 });
     try {
       const c = await RawClient.connect(s.port);
       await c.call('SET', 'k', 'v');
