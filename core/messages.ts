@@ -44,6 +44,8 @@ export interface ServeTask {
   /** ACL LIST lines of the primary's users (core/primary/acl-host.ts) */
   acl: string[];
   storage: { url: string; startupOptions: string; storageMode: string; schema: string };
+  /** the read cache's version table (core/engine/cache/version-table.ts); absent with --cache off */
+  cacheVersions?: SharedArrayBuffer;
 }
 
 export interface CommandStats {
@@ -87,4 +89,6 @@ export interface WorkerStats {
   cpuSys: number;
   /** EVAL/FCALL transactions (workers/storage/script-pool.ts); absent before the first stats snapshot */
   scripts?: { calls: number; retries: number; lockRestarts: number };
+  /** the read cache (absent with --cache off) */
+  cache?: import('./engine/cache/near-cache').CacheStats & { enabled: boolean };
 }

@@ -51,7 +51,7 @@ export abstract class Client {
   constructor(protected readonly run: RunContext, readonly id: number) {
     const o = run.o;
     this.rng = new Rng((run.init.seed ^ Math.imul(id + 1, 0x9e3779b1)) >>> 0);
-    this.keys = keyGen(o.keyPattern, this.rng, o.keyspace, id, run.init.totalClients);
+    this.keys = keyGen(o.keyPattern, this.rng, o.keyspace, id, run.init.totalClients, o.keyExponent);
     this.batches = buildBatches(run.init.test, o, this.rng);
     const prefix = prefixCommands(o);
     this.prefixPending = prefix.length;

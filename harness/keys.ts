@@ -151,11 +151,12 @@ class SequentialKeys implements KeyGen {
   }
 }
 
-export function keyGen(pattern: KeyPattern, rng: Rng, keyspace: number, clientIndex: number, totalClients: number): KeyGen {
+/** exponent: zipf's s (--key-distribution zipf:<s>; 0.99 by default) */
+export function keyGen(pattern: KeyPattern, rng: Rng, keyspace: number, clientIndex: number, totalClients: number, exponent = 0.99): KeyGen {
   const n = Math.max(1, keyspace);
   switch (pattern) {
     case 'uniform': return new UniformKeys(rng, n);
-    case 'zipf': return new ZipfKeys(rng, n);
+    case 'zipf': return new ZipfKeys(rng, n, exponent);
     case 'gaussian': return new GaussianKeys(rng, n);
     case 'sequential': return new SequentialKeys(n, clientIndex, Math.max(1, totalClients));
   }

@@ -86,6 +86,12 @@ test('bad input is refused with a clear message', () => {
   assert.throws(() => parseArgs(['-c', 'many']), /integer/);
   assert.throws(() => parseArgs(['--bogus']), /Invalid option "--bogus"/);
   assert.throws(() => parseArgs(['--key-pattern', 'pareto']), /uniform\|zipf/);
+  const z = parseArgs(['--key-distribution', 'zipf:1.2', '-r', '1000000']);
+  assert.equal(z.keyPattern, 'zipf');
+  assert.equal(z.keyExponent, 1.2);
+  assert.equal(parseArgs(['--key-distribution', 'gaussian']).keyPattern, 'gaussian');
+  assert.equal(parseArgs(['--key-distribution', 'zipf']).keyExponent, 0.99);
+  for (const bad of ['zipf:', 'zipf:0', 'zipf:x', 'uniform:1', 'pareto', 'zipf:1:2']) assert.throws(() => parseArgs(['--key-distribution', bad]), /--key-distribution/);
   assert.throws(() => parseArgs(['--ratio', '1-10']), /set:get/);
   assert.throws(() => parseArgs(['--user', 'u']), /needs -a/);
   assert.throws(() => selectTests(parseArgs(['-t', 'sett'])), /unknown test "sett"/);

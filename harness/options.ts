@@ -31,6 +31,8 @@ export interface HarnessOptions {
   randomKeys: boolean;
   keyspace: number;
   keyPattern: KeyPattern;
+  /** zipf's exponent s (--key-distribution zipf:<s>) */
+  keyExponent: number;
   tests: string[] | null;
   ratio: Ratio | null;
   quiet: boolean;
@@ -77,6 +79,7 @@ export const kDefaults: Readonly<HarnessOptions> = Object.freeze({
   randomKeys: false,
   keyspace: 0,
   keyPattern: 'uniform',
+  keyExponent: 0.99,
   tests: null,
   ratio: null,
   quiet: false,
@@ -181,6 +184,19 @@ export function parseArgs(argv: readonly string[]): HarnessOptions {
         o.keyPattern = v;
         break;
       }
+      case '--key-distribution': {
+        // <pattern>[:<s>]: the pattern as --key-pattern, and for zipf its exponent (the cache's skewed workload: zipf:0.99)
+        const [name, s, ...rest] = str(flag, next()).split(':');
+        const v = name as KeyPattern;
+        if (!kKeyPatterns.includes(v) || rest.length > 0) throw new OptionsError(`--key-distribution must be one of ${kKeyPatterns.join('|')}, zipf:<s>; got "${name}"`);
+        if (s !== undefined) {
+          const e = Number(s);
+          if (v !== 'zipf' || s === '' || !Number.isFinite(e) || e <= 0 || e > 10) throw new OptionsError(`--key-distribution zipf:<s> needs 0 < s <= 10, got "${name}:${s}"`);
+          o.keyExponent = e;
+        }
+        o.keyPattern = v;
+        break;
+      }
       case '--sequential': o.keyPattern = 'sequential'; break;
       case '-t': o.tests = str(flag, next()).toLowerCase().split(',').map((t) => t.trim()).filter((t) => t !== ''); break;
       case '--ratio': o.ratio = parseRatio(str(flag, next())); break;
@@ -270,6 +286,7 @@ PostRESP additions:
                     (default 0: spin; frees a core, adds up to one nap to latencies)
  --ratio <s:g>      Mixed SET/GET workload as one test, e.g. --ratio 1:10 ("SET:GET 1:10")
  --key-pattern <p>  uniform (default), zipf (s=0.99), gaussian, sequential (needs -r)
+ --key-distribution <p>[:<s>]  Same as --key-pattern; zipf:<s> sets the exponent (zipf:0.99)
  --data-size-range <min-max>  Random value sizes per request, e.g. 16-4096
  --slo <list>       Objectives, e.g. "p50<1ms,p99<5ms,p999<20ms" (units us, ms, s; also
                     avg, max, rps>N). Prints PASS/FAIL each; exit status 1 if any missed

@@ -125,6 +125,7 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   }
   // immediate commands: recorded as taking no time (~1 µs); a clock read per command cost 2-3% of PING throughput
   state.record(spec, -1, result);
+  if (hook.afterActive && (spec.flagBits & kFlagWrite) !== 0) hook.after(db, spec, argv);
   if (hook.active) hook.command(db, spec, argv, result);
   c.replies.done(result, silent, c.proto);
 }
@@ -140,6 +141,7 @@ function completed(c: DispatchClient, slot: ReplySlot, value: Reply, spec: Comma
   const state = c.state;
   state.record(spec, started, value);
   const hook = state.writeHook;
+  if (hook.afterActive && (spec.flagBits & kFlagWrite) !== 0) hook.after(db, spec, argv);
   if (hook.active) hook.command(db, spec, argv, value, pending?.note);
   c.replies.fill(slot, value);
   c.replied();

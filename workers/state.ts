@@ -23,6 +23,7 @@ import { parseNotifyFlags } from '../core/config/notify-flags';
 import { AclCommandIndex } from '../core/acl/command-index';
 import { UserRegistry, type AclMutation } from '../core/acl/registry';
 import { AclLog } from '../core/acl/log';
+import { shareOf, startReadCache } from './read-cache';
 
 export function emptyStats(): WorkerStats {
   return {
@@ -74,9 +75,11 @@ export class WorkerState implements ServerContext {
       batchTransaction: () => this.config.bool('batch-transaction'),
       scriptConnections: this.config.int('script-connections'),
       log: (line) => this.log(line),
+      lost: () => this.store.cache?.table.bumpEpoch(),
     });
     this.acl = new UserRegistry(new AclCommandIndex(commands.all()));
     this.acl.apply({ op: 'load', lines: task.acl });
+    this.store.cache = startReadCache(task, this.config, this.writeHook, this.config.int('workers'));
     this.rpc = new Rpc(port, (op, args) => this.onRequest(op, args));
     this.bus = new MessageBus(port, this.workerIndex, busChannelName(this.runId));
     this.blocking = new BlockingWaits(this.bus, this.writeHook, (n) => { this.stats.blockedClients = n; });
@@ -137,6 +140,7 @@ export class WorkerState implements ServerContext {
       this.outputLimit = this.config.outputLimit();
       this.pubsubLimit = this.config.outputLimit('pubsub');
     }
+    if (name === 'cache-max-memory') this.store.cache?.resize(shareOf(this.config, this.config.int('workers')));
     for (const c of this.clients.values()) {
       if (name === 'proto-max-bulk-len') c.parser.limits.protoMaxBulkLen = this.config.int(name);
       else if (name === 'client-query-buffer-limit') c.parser.limits.clientQueryBufferLimit = this.config.int(name);
@@ -207,7 +211,8 @@ export class WorkerState implements ServerContext {
         this.aclLog.reset();
         return true;
       case 'stats':
-        return { ...this.stats, lanes: this.store.lanes.map((l) => l.snapshot()), scripts: { ...this.store.scripts.stats } };
+        return { ...this.stats, lanes: this.store.lanes.map((l) => l.snapshot()), scripts: { ...this.store.scripts.stats },
+          cache: this.store.cache && { ...this.store.cache.stats, enabled: this.store.cache.table.enabled } };
       case 'reset-stats':
         this.clearStats();
         for (const l of this.store.lanes) l.resetStats();

@@ -36,9 +36,20 @@ export type IncrReply = (status: number, value: bigint | null) => Reply;
 /** A collection function's status (2 = wrong type) and count (elements added, the new length…). */
 export type CountReply = (status: number, n: number) => Reply;
 
+/** The read cache (core/engine/cache/near-cache.ts) as the read run sees it: keeps what a tagged read found. */
+export interface ReadFill {
+  fill(db: number, key: Buffer, type: number, value: Buffer | null, exp: number, version: number, epoch: number): void;
+}
+
 /** GET (`key`) or MGET (`keys`: the reply is the array of each key's reply). */
 export class ReadOp extends PendingReply {
   readonly kind = OpKind.Read;
+  /** set when the read cache missed: the run reads expiries too and hands each row to it */
+  cache: ReadFill | null = null;
+  /** the epoch and the key's slot version (MGET: each key's) before the read was sent */
+  cacheEpoch = 0;
+  cacheVersion = 0;
+  cacheVersions: Int32Array | null = null;
   constructor(readonly db: number, readonly key: Buffer | null, readonly keys: Buffer[] | null, readonly reply: KeyReply) {
     super();
   }

@@ -9,6 +9,7 @@
  *   EXEC (committed) ─────────────────────────────▶ hook.command(…) for each queued command
  *   primary's sweeper ─MessagePort─▶ hook.expired(dbs, keys)
  *   before a write is sent ───────────────────────▶ hook.before(db, spec, argv)
+ *   its outcome known (any), before its reply ───▶ hook.after(db, spec, argv)
  *
  * One per worker thread. Nobody listening costs a write one branch on `active`: no report, no
  * key list, no allocation is made.
@@ -45,6 +46,11 @@ export interface WriteListener {
   committed?: Emit;
   /** before a write command is sent to Postgres (the read cache's seqlock bumps here) */
   before?: (db: number, spec: CommandSpec, argv: Buffer[]) => void;
+  /**
+   * once a write command's outcome is known — committed, failed, or unknown (connection lost) —
+   * and before its reply is sent: the read cache's second bump. Every `before` is followed by one.
+   */
+  after?: (db: number, spec: CommandSpec, argv: Buffer[]) => void;
 }
 
 export class WriteHook {
@@ -52,8 +58,11 @@ export class WriteHook {
   active = false;
   /** a before listener is registered */
   beforeActive = false;
+  /** an after listener is registered */
+  afterActive = false;
   private committedList: Emit[] = [];
   private beforeList: NonNullable<WriteListener['before']>[] = [];
+  private afterList: NonNullable<WriteListener['after']>[] = [];
 
   /** onListening: told when `active` changes (the worker tells the primary, whose sweeper then reports keys) */
   constructor(private readonly onListening: (active: boolean) => void = () => undefined) {}
@@ -62,10 +71,12 @@ export class WriteHook {
   listen(l: WriteListener): () => void {
     if (l.committed) this.committedList = [...this.committedList, l.committed];
     if (l.before) this.beforeList = [...this.beforeList, l.before];
+    if (l.after) this.afterList = [...this.afterList, l.after];
     this.update();
     return () => {
       this.committedList = this.committedList.filter((f) => f !== l.committed);
       this.beforeList = this.beforeList.filter((f) => f !== l.before);
+      this.afterList = this.afterList.filter((f) => f !== l.after);
       this.update();
     };
   }
@@ -74,6 +85,7 @@ export class WriteHook {
     const was = this.active;
     this.active = this.committedList.length > 0;
     this.beforeActive = this.beforeList.length > 0;
+    this.afterActive = this.afterList.length > 0;
     if (was !== this.active) this.onListening(this.active);
   }
 
@@ -94,6 +106,11 @@ export class WriteHook {
   /** A write command is about to be sent. */
   before(db: number, spec: CommandSpec, argv: Buffer[]): void {
     for (const l of this.beforeList) l(db, spec, argv);
+  }
+
+  /** A write command's outcome is known (whatever it is); its reply is not sent yet. */
+  after(db: number, spec: CommandSpec, argv: Buffer[]): void {
+    for (const l of this.afterList) l(db, spec, argv);
   }
 
   /** The sweeper deleted these expired keys (Redis's `expired`). */

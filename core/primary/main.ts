@@ -15,6 +15,8 @@ import { mergeCommands, mergeErrors } from '../metrics/aggregate';
 import { kPostrespVersion, kRedisVersion } from '../version';
 import { BusHub } from '../bus/hub';
 import { PgLink } from '../bus/pg-link';
+import { CacheLock } from './cache-lock';
+import { newVersionBuffer, VersionTable } from '../engine/cache/version-table';
 
 function usage(): string {
   const rows = kOptions.filter((o) => !o.noop).map((o) =>
@@ -35,8 +37,13 @@ async function main(): Promise<void> {
     if (config.str('loglevel') !== 'nothing') process.stderr.write(`postresp: ${line}\n`);
   };
   const storage = await provisionStorage(config, log);
+  // the read cache's version table, shared by the workers, and the lock that says whether it may be on
+  const cacheVersions = config.str('cache') === 'off' ? undefined : newVersionBuffer();
+  const cacheLock = new CacheLock({ url: storage.url, startupOptions: storage.startupOptions, schema: storage.schema,
+    exclusive: cacheVersions !== undefined, table: new VersionTable(cacheVersions ?? newVersionBuffer(1)), log });
   const server = new PrimaryServer(config, log, {
     storage: { url: storage.url, startupOptions: storage.startupOptions, storageMode: storage.storageMode, schema: storage.schema },
+    cacheVersions,
   });
   const primaryPg = new PrimaryPg(storage.url, storage.startupOptions);
   const keyspace = new KeyspaceInfo(primaryPg);
@@ -64,6 +71,7 @@ async function main(): Promise<void> {
   server.onStopped.push(async () => {
     server.bus?.close();
     await busLink.close();
+    await cacheLock.close();
     await sweeper.stop();
     await sweeperPg.close();
     await primaryPg.close();
@@ -80,6 +88,7 @@ async function main(): Promise<void> {
   let ready: string;
   try {
     await busLink.start();
+    await cacheLock.start();
     ready = await server.start();
   } catch (e) {
     await storage.embedded?.stop().catch(() => undefined);

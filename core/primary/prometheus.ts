@@ -94,7 +94,29 @@ export function renderMetrics(workers: WorkerStats[], p: PrimaryFigures): string
     o.sample('postresp_embedded_pg_restart_failures_total', {}, p.embeddedPg.failures);
   }
   if (p.bus) renderBus(o, p.bus);
+  renderCache(o, workers);
   return `${o.lines.join('\n')}\n`;
+}
+
+/** The read cache (docs/cache.md), all workers summed; nothing with --cache off. */
+function renderCache(o: Out, workers: WorkerStats[]): void {
+  const cs = workers.map((w) => w.cache).filter((c) => c !== undefined);
+  if (cs.length === 0) return;
+  const sum = (f: (c: (typeof cs)[number]) => number): number => cs.reduce((a, c) => a + f(c), 0);
+  const rows: [string, 'gauge' | 'counter', string, number][] = [
+    ['postresp_cache_enabled', 'gauge', 'Whether the read cache serves (this instance alone on the schema).', cs.some((c) => c.enabled) ? 1 : 0],
+    ['postresp_cache_bytes', 'gauge', 'Bytes the read cache holds (keys, values, per-entry overhead).', sum((c) => c.bytes)],
+    ['postresp_cache_entries', 'gauge', 'Keys the read cache holds.', sum((c) => c.entries)],
+    ['postresp_cache_hits_total', 'counter', 'GET/MGET keys answered from the cache.', sum((c) => c.hits)],
+    ['postresp_cache_misses_total', 'counter', 'GET/MGET keys read from Postgres.', sum((c) => c.misses)],
+    ['postresp_cache_invalidations_total', 'counter', 'Entries found stale after a write.', sum((c) => c.invalidations)],
+    ['postresp_cache_evictions_total', 'counter', 'Entries dropped for room.', sum((c) => c.evictions)],
+    ['postresp_cache_rejected_total', 'counter', 'Reads not kept: not admitted while full, or value too large.', sum((c) => c.rejected)],
+  ];
+  for (const [name, type, help, v] of rows) {
+    o.head(name, type, help);
+    o.sample(name, {}, v);
+  }
 }
 
 /** The message bus between instances (core/bus/pg-link.ts, docs/messaging.md). */

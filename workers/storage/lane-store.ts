@@ -7,7 +7,8 @@ import type { Reply } from '../../core/engine/reply';
 import type { Session, WatchedKey } from '../../core/engine/session';
 import { RespError } from '../../core/engine/reply';
 import { kOk } from '../../core/engine/shared-replies';
-import { StmtOp, TxOp, type Op } from '../../core/engine/ops';
+import { OpKind, StmtOp, TxOp, type Op } from '../../core/engine/ops';
+import type { NearCache } from '../../core/engine/cache/near-cache';
 import type { PendingReply } from '../../core/engine/pending-reply';
 import { Lane, type LaneOptions } from './lane';
 import { StatementStore } from './statement-store';
@@ -83,9 +84,16 @@ export class LaneStore extends StatementStore implements KeyStore {
     return lane;
   }
 
-  /** Queues op on the session's lane (or EXEC's capture); the op is what the command returns. */
+  /** the read cache (workers/read-cache.ts); undefined with --cache off */
+  cache: NearCache | undefined;
+
+  /**
+   * Queues op on the session's lane (or EXEC's capture); the op is what the command returns. A
+   * GET/MGET the read cache answers is settled here (dispatch sees it done: an immediate reply).
+   */
   submit<T extends Op>(s: Session, op: T): T {
     if (this.capture !== undefined) this.capture.push(op);
+    else if (op.kind === OpKind.Read && this.cache !== undefined && this.cache.serve(op)) return op;
     else this.laneOf(s).submit(op);
     return op;
   }

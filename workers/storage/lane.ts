@@ -32,6 +32,8 @@ export interface LaneOptions extends ConnectionOptions {
   maxBytes: () => number;
   /** --batch-transaction: a batch of several runs commits once */
   batchTransaction: () => boolean;
+  /** the connection was lost (the read cache drops everything: Postgres may have restarted) */
+  lost?: () => void;
 }
 
 export class Lane implements Pipeline {
@@ -50,8 +52,9 @@ export class Lane implements Pipeline {
 
   constructor(private readonly opts: LaneOptions) {
     this.connection = new LaneConnection(opts, {
-      up: () => { if (this.queue.length > 0 && !this.busy) setImmediate(this.dispatch); },
+      up: () => { opts.lost?.(); if (this.queue.length > 0 && !this.busy) setImmediate(this.dispatch); },
       down: (message, lost) => {
+        opts.lost?.();
         if (lost) this.stats.errors++;
         this.failAll(message);
       },

@@ -17,6 +17,11 @@ export const kSql = {
     text: `SELECT t.i::int4, kv.type, kv.value FROM unnest($1::int2[], $2::bytea[]) WITH ORDINALITY AS t(db, key, i)
            JOIN kv ON kv.db = t.db AND kv.key = t.key WHERE ${live('kv', '$3::int8')}`,
   },
+  /** read run of a cached read: the expiry too (an entry never outlives its TTL); 0 = none */
+  readExp: {
+    text: `SELECT t.i::int4, kv.type, kv.value, coalesce(kv.expires_at, 0) FROM unnest($1::int2[], $2::bytea[]) WITH ORDINALITY AS t(db, key, i)
+           JOIN kv ON kv.db = t.db AND kv.key = t.key WHERE ${live('kv', '$3::int8')}`,
+  },
   /** write run: plain SET / SET EX… / MSET, keys distinct and sorted (lock order: no deadlocks) */
   write: {
     text: `INSERT INTO kv (db, key, type, value, expires_at, version)

@@ -79,7 +79,8 @@ export class CallHost implements ScriptHost {
       result = new RespError(`ERR internal error: ${(e as Error).message}`);
     }
     const finish = (reply: Reply): Buffer => {
-      if (write && server.writeHook.active && !(reply instanceof RespError)) this.writes.push({ db, spec, argv, reply, note: noteOf(result) });
+      // every write is kept while the read cache listens (its second bump comes after the call, whatever the outcome)
+      if (write && (server.writeHook.afterActive || (server.writeHook.active && !(reply instanceof RespError)))) this.writes.push({ db, spec, argv, reply, note: noteOf(result) });
       return this.encode(reply, resp);
     };
     if (result instanceof PendingReply) {

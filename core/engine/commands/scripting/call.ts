@@ -43,13 +43,21 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
   // keys all existed, the usual case, and the statement is not sent)
   if (keys.length > 0) req.end = { stmt: kScriptingSql.end, values: [dbs, names], needed: (begun) => Number(begun[0]?.[1] ?? 1) !== 0 };
   let host: CallHost | undefined;
-  const out = await s.server.store.atomic(s, req, (tx) => {
-    host = new CallHost(s, tx.store, plan.readOnly);
-    return plan.run(host, tx.begun, tx.store);
-  });
-  if (out instanceof RespError) return out;
   const hook = s.server.writeHook;
-  if (hook.active && host !== undefined) for (const w of host.writes) hook.command(w.db, w.spec, w.argv, w.reply, w.note);
+  let out: Buffer | RespError;
+  try {
+    out = await s.server.store.atomic(s, req, (tx) => {
+      host = new CallHost(s, tx.store, plan.readOnly);
+      return plan.run(host, tx.begun, tx.store);
+    });
+  } finally {
+    // the read cache's second bump for every write the call made, whatever the outcome (thrown included)
+    if (hook.afterActive && host !== undefined) for (const w of host.writes) hook.after(w.db, w.spec, w.argv);
+  }
+  if (out instanceof RespError) return out;
+  if (hook.active && host !== undefined) {
+    for (const w of host.writes) if (!(w.reply instanceof RespError)) hook.command(w.db, w.spec, w.argv, w.reply, w.note);
+  }
   // an error reply is a RespError, so INFO errorstats counts it (redis.error_reply('MY_CODE …'))
   return out[0] === 45 /* - */ ? new RespError(out.toString('latin1', 1, out.length - 2)) : new Raw(out);
 }

@@ -25,9 +25,11 @@ type Fields = [string, string | number][];
 const kOrder: [name: string, inDefault: boolean][] = [
   ['server', true], ['clients', true], ['memory', true], ['persistence', true], ['stats', true],
   ['replication', true], ['cpu', true], ['modules', true], ['commandstats', false], ['errorstats', true],
-  ['latencystats', false], ['cluster', true], ['keyspace', true],
+  ['latencystats', false], ['cluster', true], ['keyspace', true], ['cache', false],
 ];
 const kAliases: Record<string, string> = { module_list: 'modules' };
+/** sections Redis does not have */
+const kOwn = new Set(['cache']);
 
 /** Redis shows its binary's absolute path; ours is the entry point, not the worker script it runs in */
 const kExecutable = path.resolve(__dirname, '..', '..', '..', 'primary', 'main.js');
@@ -37,7 +39,8 @@ export function wantedSections(args: string[]): Set<string> {
   const all = args.some((a) => a === 'all' || a === 'everything');
   const out = new Set<string>();
   for (const [name, inDefault] of kOrder) {
-    if (all || (inDefault && (args.length === 0 || args.includes('default')))) out.add(name);
+    // PostRESP's own sections only by name: `all` prints what redis-server prints
+    if ((all && !kOwn.has(name)) || (inDefault && (args.length === 0 || args.includes('default')))) out.add(name);
   }
   for (const a of args) out.add(kAliases[a] ?? a);
   return out;
@@ -110,7 +113,25 @@ function sections(s: Session, d: InfoData): Record<string, () => Fields> {
       `p50=${quantile(c.hist, 0.5).toFixed(3)},p99=${quantile(c.hist, 0.99).toFixed(3)},p99.9=${quantile(c.hist, 0.999).toFixed(3)}`]),
     cluster: () => [['cluster_enabled', 0]],
     keyspace: () => [],
+    cache: () => cacheFields(s, w),
   };
+}
+
+/** INFO cache (docs/cache.md): the workers' read caches summed */
+function cacheFields(s: Session, w: WorkerStats[]): Fields {
+  const cs = w.map((x) => x.cache).filter((c) => c !== undefined);
+  const total = (f: (c: NonNullable<WorkerStats['cache']>) => number): number => cs.reduce((a, c) => a + f(c), 0);
+  const hits = total((c) => c.hits);
+  const misses = total((c) => c.misses);
+  return [
+    ['cache_mode', s.server.config.str('cache')], ['cache_enabled', cs.some((c) => c.enabled) ? 1 : 0],
+    ['cache_max_memory', s.server.config.int('cache-max-memory')], ['cache_bytes', total((c) => c.bytes)],
+    ['cache_entries', total((c) => c.entries)], ['cache_hits', hits], ['cache_misses', misses],
+    ['cache_hit_ratio', (hits + misses === 0 ? 0 : hits / (hits + misses)).toFixed(4)],
+    ['cache_fills', total((c) => c.fills)], ['cache_fill_races', total((c) => c.raced)],
+    ['cache_invalidations', total((c) => c.invalidations)], ['cache_evictions', total((c) => c.evictions)],
+    ['cache_rejected', total((c) => c.rejected)],
+  ];
 }
 
 /**

@@ -32,7 +32,7 @@ export const exec = defineCommand({
     }
     const hook = s.server.writeHook;
     // filled only while the hook listens: nothing is allocated for it otherwise
-    const dbs: number[] | undefined = hook.active ? [] : undefined;
+    const dbs: number[] | undefined = hook.active || hook.afterActive ? [] : undefined;
     let runs: RunResult[] = [];
     // blocking commands answer as their non-blocking forms (blocking/context.ts)
     const replies = await s.server.store.transaction(s, watched, () => withoutBlocking(() => runs = queued.map(({ spec, argv }): RunResult => {
@@ -47,7 +47,11 @@ export const exec = defineCommand({
         s.denyBlocking = false;
       }
     })));
-    if (dbs !== undefined && Array.isArray(replies)) {
+    // the read cache's second bump, whatever the outcome (a lost COMMIT may have committed)
+    if (dbs !== undefined && hook.afterActive) {
+      for (let i = 0; i < dbs.length; i++) if ((queued[i].spec.flagBits & kFlagWrite) !== 0) hook.after(dbs[i], queued[i].spec, queued[i].argv);
+    }
+    if (dbs !== undefined && hook.active && Array.isArray(replies)) {
       for (let i = 0; i < queued.length; i++) hook.command(dbs[i], queued[i].spec, queued[i].argv, replies[i], noteOf(runs[i]));
     }
     return replies ?? kNullArray;

@@ -1,0 +1,234 @@
+/**
+ * One worker's read cache: (db, key) → the key's type, value and expiry as the last read saw
+ * them, served only while the key's slot in the shared version table (version-table.ts) and the
+ * epoch still hold what they held when the read was sent. Entries are keyed by the 32-bit hash
+ * the slot comes from (no string made per lookup); a different key with the same hash replaces
+ * the entry. Memory is bounded (--cache-max-memory, split between the workers): CLOCK eviction
+ * over a ring (a hit sets `ref`; the hand gives a referenced entry a second chance) and, once
+ * full, frequency admission: every lookup counts its key in a small sketch (two one-byte
+ * counters, halved every 8M accesses), and a missed key is kept only if it was asked for more
+ * often than the entry the hand would evict. A keyspace larger than the cache then keeps its hot
+ * keys, and a cold miss costs a hash and two counter reads: nothing is copied, nothing evicted.
+ * docs/cache.md has the numbers.
+ */
+import { kAbsent, type ReadFill, type ReadOp } from '../ops';
+import type { Reply } from '../reply';
+import type { VersionTable } from './version-table';
+
+/** what an entry costs besides its key and value bytes (object, Map slot, Buffer headers), measured roughly */
+const kEntryOverhead = 160;
+/** frequency sketch counters (one byte each, saturating at 15): 1 MB a worker */
+const kSketch = 1 << 20;
+/** counters are halved after this many recorded accesses, so old popularity fades */
+const kSketchWindow = 8 * kSketch;
+
+class Entry {
+  ref = false;
+  /** its place in the clock ring */
+  at = 0;
+  constructor(readonly h: number, readonly db: number, readonly key: Buffer, readonly type: number, readonly value: Buffer | null,
+    readonly exp: number, readonly slot: number, readonly version: number, readonly epoch: number, readonly bytes: number) {}
+}
+
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  /** reads whose result was kept */
+  fills: number;
+  /** reads whose slot moved while they ran (a write raced them): not kept */
+  raced: number;
+  /** entries found stale (their slot or the epoch moved) */
+  invalidations: number;
+  /** entries dropped for room */
+  evictions: number;
+  /** misses not kept: full and first seen (admission), or a value over the size limit */
+  rejected: number;
+  entries: number;
+  bytes: number;
+}
+
+export function emptyCacheStats(): CacheStats {
+  return { hits: 0, misses: 0, fills: 0, raced: 0, invalidations: 0, evictions: 0, rejected: 0, entries: 0, bytes: 0 };
+}
+
+export class NearCache implements ReadFill {
+  readonly stats = emptyCacheStats();
+  private readonly map = new Map<number, Entry>();
+  /** the clock: entries in fill order, holes where one was dropped (reused through `free`) */
+  private readonly ring: (Entry | null)[] = [];
+  private readonly free: number[] = [];
+  private hand = 0;
+  private readonly sketch = new Uint8Array(kSketch);
+  private counted = 0;
+
+  /** maxBytes: this worker's share; maxValue: larger values are not cached */
+  constructor(readonly table: VersionTable, public maxBytes: number, public maxValue: number) {}
+
+  /**
+   * A GET/MGET about to be queued: answers it from the cache when every key hits (true), else
+   * tags it with its keys' versions so the read run can fill (false).
+   */
+  serve(op: ReadOp): boolean {
+    const t = this.table;
+    if (!t.enabled) return false;
+    const epoch = t.epoch;
+    const key = op.key;
+    if (key !== null) {
+      const h = t.hash(op.db, key);
+      this.count(h);
+      const e = this.live(h, op.db, key, epoch);
+      if (e !== undefined) {
+        this.stats.hits++;
+        op.settle(op.reply(e.type, e.value));
+        return true;
+      }
+      this.stats.misses++;
+      op.cache = this;
+      op.cacheEpoch = epoch;
+      op.cacheVersion = t.version(t.slotOf(h));
+      return false;
+    }
+    const keys = op.keys!;
+    const found: Entry[] = new Array(keys.length);
+    let all = true;
+    for (let i = 0; i < keys.length && all; i++) {
+      const h = t.hash(op.db, keys[i]);
+      this.count(h);
+      const e = this.live(h, op.db, keys[i], epoch);
+      if (e === undefined) all = false;
+      else found[i] = e;
+    }
+    if (all) {
+      this.stats.hits += keys.length;
+      const out: Reply[] = new Array(keys.length);
+      for (let i = 0; i < keys.length; i++) out[i] = op.reply(found[i].type, found[i].value);
+      op.settle(out);
+      return true;
+    }
+    this.stats.misses += keys.length;
+    const versions = new Int32Array(keys.length);
+    for (let i = 0; i < keys.length; i++) versions[i] = t.version(t.slotOf(t.hash(op.db, keys[i])));
+    op.cache = this;
+    op.cacheEpoch = epoch;
+    op.cacheVersions = versions;
+    return false;
+  }
+
+  private live(h: number, db: number, key: Buffer, epoch: number): Entry | undefined {
+    const e = this.map.get(h);
+    if (e === undefined || e.db !== db || !e.key.equals(key)) return undefined;
+    if (e.epoch !== epoch || this.table.version(e.slot) !== e.version || (e.exp !== 0 && e.exp <= Date.now())) {
+      this.stats.invalidations++;
+      this.drop(e);
+      return undefined;
+    }
+    e.ref = true;
+    return e;
+  }
+
+  /** The read run's row for a key of a tagged op (version: the slot's before the SELECT was sent). */
+  fill(db: number, key: Buffer, type: number, value: Buffer | null, exp: number, version: number, epoch: number): void {
+    const t = this.table;
+    const h = t.hash(db, key);
+    const slot = t.slotOf(h);
+    if (!t.enabled || t.epoch !== epoch || t.version(slot) !== version) {
+      this.stats.raced++;
+      return;
+    }
+    if (value !== null && value.length > this.maxValue) {
+      this.stats.rejected++;
+      return;
+    }
+    const kept = type === kAbsent || value !== null ? value : null;
+    const bytes = kEntryOverhead + key.length + (kept?.length ?? 0);
+    const old = this.map.get(h);
+    if (old !== undefined) this.drop(old);
+    if (this.stats.bytes + bytes > this.maxBytes && !this.makeRoom(h, bytes)) {
+      this.stats.rejected++;
+      return;
+    }
+    const e = new Entry(h, db, copy(key), type, kept === null ? null : copy(kept), exp, slot, version, epoch, bytes);
+    e.at = this.free.length > 0 ? this.free.pop()! : this.ring.length;
+    this.ring[e.at] = e;
+    this.map.set(h, e);
+    this.stats.fills++;
+    this.stats.entries = this.map.size;
+    this.stats.bytes += bytes;
+  }
+
+  /** A lookup of the key with hash h: its two counters (conservative update: only the smaller moves). */
+  private count(h: number): void {
+    const s = this.sketch;
+    const a = h & (kSketch - 1);
+    const b = (Math.imul(h, 0x9e3779b1) >>> 12) & (kSketch - 1);
+    const m = s[a] < s[b] ? s[a] : s[b];
+    if (m < 15) {
+      if (s[a] === m) s[a] = m + 1;
+      if (s[b] === m) s[b] = m + 1;
+    }
+    if (++this.counted >= kSketchWindow) {
+      this.counted = 0;
+      for (let i = 0; i < kSketch; i++) s[i] >>>= 1;
+    }
+  }
+
+  private frequency(h: number): number {
+    const s = this.sketch;
+    const a = s[h & (kSketch - 1)];
+    const b = s[(Math.imul(h, 0x9e3779b1) >>> 12) & (kSketch - 1)];
+    return a < b ? a : b;
+  }
+
+  /**
+   * Full: the hand's next victim (a referenced entry is passed over once, its ref cleared) must
+   * have been asked for less often than the newcomer, else the newcomer is not kept (false).
+   * Once admitted, further victims go until there is room.
+   */
+  private makeRoom(h: number, room: number): boolean {
+    const want = h < 0 ? -1 : this.frequency(h);
+    let first = true;
+    let turns = this.ring.length * 2;
+    while (this.stats.bytes + room > this.maxBytes && this.map.size > 0 && turns-- > 0) {
+      if (this.hand >= this.ring.length) this.hand = 0;
+      const e = this.ring[this.hand];
+      if (e === null || e === undefined) { this.hand++; continue; }
+      if (e.ref) { e.ref = false; this.hand++; continue; }
+      if (first && want >= 0 && want <= this.frequency(e.h)) return false;
+      first = false;
+      this.hand++;
+      this.drop(e);
+      this.stats.evictions++;
+    }
+    return this.stats.bytes + room <= this.maxBytes;
+  }
+
+  private drop(e: Entry): void {
+    this.map.delete(e.h);
+    this.ring[e.at] = null;
+    this.free.push(e.at);
+    this.stats.bytes -= e.bytes;
+    this.stats.entries = this.map.size;
+  }
+
+  /** --cache-max-memory changed: shrink now */
+  resize(maxBytes: number): void {
+    this.maxBytes = maxBytes;
+    if (this.stats.bytes > maxBytes) this.makeRoom(-1, 0);
+  }
+
+  clear(): void {
+    this.map.clear();
+    this.ring.length = 0;
+    this.free.length = 0;
+    this.hand = 0;
+    this.stats.bytes = 0;
+    this.stats.entries = 0;
+  }
+}
+
+/** a copy the cache owns: argv and result rows are views into buffers that are reused */
+function copy(b: Buffer): Buffer {
+  const out = Buffer.allocUnsafe(b.length);
+  b.copy(out);
+  return out;
+}

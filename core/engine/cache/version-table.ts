@@ -1,0 +1,75 @@
+/**
+ * The read cache's version table: one Int32 per slot in a SharedArrayBuffer that every worker
+ * thread of the process maps, indexed by a hash of (db, key). A write bumps its keys' slots
+ * before its statement is sent and again once its outcome is known (committed, failed or
+ * unknown), before its reply; a whole-db write (FLUSHDB, FLUSHALL, SWAPDB, MOVE, COPY … DB, a
+ * script) bumps the epoch instead. A read fills the cache only if its slot and the epoch did not
+ * move between before its SELECT was sent and after it returned, and an entry is served only
+ * while both still hold the values it was filled with (docs/cache.md: why that is exact).
+ *
+ *   [0] enabled (1 / 0: the primary turns every worker's cache off at once)
+ *   [1] epoch
+ *   [2 …] slots, a power of two
+ *
+ * Collisions only cost extra misses: two keys in one slot invalidate each other.
+ */
+
+const kEnabled = 0;
+const kEpoch = 1;
+const kHeader = 2;
+
+/** 2^20 slots: 4 MB, one slot per key for a million hot keys before collisions matter */
+export const kDefaultSlots = 1 << 20;
+
+export function newVersionBuffer(slots = kDefaultSlots): SharedArrayBuffer {
+  const sab = new SharedArrayBuffer((kHeader + slots) * 4);
+  new Int32Array(sab)[kEnabled] = 1;
+  return sab;
+}
+
+export class VersionTable {
+  private readonly v: Int32Array;
+  private readonly mask: number;
+
+  constructor(sab: SharedArrayBuffer) {
+    this.v = new Int32Array(sab);
+    this.mask = this.v.length - kHeader - 1;
+  }
+
+  /** FNV-1a over the key's bytes and the db: ~1 ns a byte, no allocation */
+  hash(db: number, key: Buffer): number {
+    let h = (0x811c9dc5 ^ db) >>> 0;
+    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key[i], 0x01000193);
+    return h >>> 0;
+  }
+
+  slotOf(hash: number): number {
+    return kHeader + (hash & this.mask);
+  }
+
+  version(slot: number): number {
+    return Atomics.load(this.v, slot);
+  }
+
+  bump(db: number, key: Buffer): void {
+    Atomics.add(this.v, this.slotOf(this.hash(db, key)), 1);
+  }
+
+  get epoch(): number {
+    return Atomics.load(this.v, kEpoch);
+  }
+
+  bumpEpoch(): void {
+    Atomics.add(this.v, kEpoch, 1);
+  }
+
+  get enabled(): boolean {
+    return Atomics.load(this.v, kEnabled) === 1;
+  }
+
+  /** Off: every worker stops serving at its next lookup, and the epoch moves so nothing filled before is served later. */
+  setEnabled(on: boolean): void {
+    Atomics.add(this.v, kEpoch, 1);
+    Atomics.store(this.v, kEnabled, on ? 1 : 0);
+  }
+}
