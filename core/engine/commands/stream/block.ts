@@ -38,15 +38,17 @@ function streamTarget(w: StreamWait): BlockingTarget {
 }
 
 /**
- * The reply of a BLOCK read: `first`'s when it serves something, else (after `prepare`, which
- * resolves '$') a blocked call's. The client's later commands wait from now on.
+ * The reply of a BLOCK read: its first read's when that serves something, else a blocked call's
+ * (`wait`). `start` runs the first read, after resolving '$' (XREAD) in a statement of its own:
+ * the ids are taken when the call starts, before any later write of another client is queued.
+ * The client's later commands wait from now on.
  */
-export function readOrBlock(s: Session, first: PendingReply, prepare: () => PromiseLike<StreamWait>): PendingReply {
+export function readOrBlock(s: Session, start: PromiseLike<{ first: PendingReply; wait: StreamWait }>): PendingReply {
   const out = new PendingReply();
   s.holdWhile?.(out);
-  void first.then((reply) => {
+  void start.then(({ first, wait }) => first.then((reply) => {
     if (reply !== kNullArray) return out.settle(withNote(first));
-    void prepare().then((w) => new BlockedCall(s, s.server.blocking, streamTarget(w), w.timeoutMs, out));
-  });
+    void new BlockedCall(s, s.server.blocking, streamTarget(wait), wait.timeoutMs, out);
+  }));
   return out;
 }

@@ -15,7 +15,7 @@ import { eqIgnoreCase, parseI64 } from '../args';
 import { encodeBufferArray, dbArg, exec, nowArg } from '../exec';
 import { defineCommand } from '../define';
 import type { CommandSpec } from '../spec';
-import { blockingAllowed } from '../blocking/context';
+import { blockingAllowed, inScript } from '../blocking/context';
 import { readOrBlock, withNote } from './block';
 import { readGroupEvents } from './events';
 import { parseFullId, toSql } from './id';
@@ -56,6 +56,8 @@ function parseRead(argv: Buffer[], group: boolean): ReadArgs | RespError {
     const more = argv.length - i - 1;
     const o = argv[i];
     if (eqIgnoreCase(o, 'block') && more > 0) {
+      // Redis 7.0 keeps scripts from BLOCK outright, before reading its value (MULTI reads as without it)
+      if (inScript()) return new RespError(`ERR ${argv[0].toString('latin1')} command is not allowed with BLOCK option from scripts`);
       const t = parseI64(argv[++i]);
       if (t === undefined) return kTimeoutNotInt;
       if (t < 0n) return kTimeoutNeg;
@@ -151,12 +153,15 @@ function runRead(s: Session, a: ReadArgs): Reply | PromiseLike<Reply> {
       return readReply(s, a.keys, rows, { i: 0, ms: 2 });
     });
   const mayBlock = a.timeout !== undefined && mayBlockHere(s);
-  const first = read(a.ms, a.seq);
-  if (!mayBlock) return first;
-  return readOrBlock(s, first, () => resolveDollar(s, a).then(({ ms, seq }) => ({
-    db: s.db, keys: a.keys, timeoutMs: a.timeout!,
-    // a key that became another type meanwhile keeps XREAD blocked (Redis 7.0)
-    retry: () => read(ms, seq).then((r) => (r === kNullArray || r === Err.wrongType ? undefined : r)),
+  if (!mayBlock) return read(a.ms, a.seq);
+  const ids = a.ms.some((m) => m === null) ? resolveDollar(s, a) : Promise.resolve({ ms: a.ms, seq: a.seq });
+  return readOrBlock(s, ids.then(({ ms, seq }) => ({
+    first: read(ms, seq),
+    wait: {
+      db: s.db, keys: a.keys, timeoutMs: a.timeout!,
+      // a key that became another type meanwhile keeps XREAD blocked (Redis 7.0)
+      retry: () => read(ms, seq).then((r) => (r === kNullArray || r === Err.wrongType ? undefined : r)),
+    },
   })));
 }
 
@@ -198,13 +203,15 @@ function runReadGroup(s: Session, a: ReadArgs): Reply | PromiseLike<Reply> {
   (rows) => errors(rows) ?? madeNoted(a.keys.length, rows, readReply(s, a.keys, rows, { i: 1, ms: 2 })));
   // only '>' waits (Redis serves an explicit id's history at once, even empty)
   const mayBlock = a.timeout !== undefined && mayBlockHere(s) && a.ms.every((m) => m === null);
-  const first = read(errorOf);
-  if (!mayBlock) return first;
-  return readOrBlock(s, first, () => Promise.resolve({
-    db: s.db, keys: a.keys, timeoutMs: a.timeout!,
-    retry: () => {
-      const p = read(blockedErrorOf);
-      return p.then((r) => (r === kNullArray ? undefined : withNote(p)));
+  if (!mayBlock) return read(errorOf);
+  return readOrBlock(s, Promise.resolve({
+    first: read(errorOf),
+    wait: {
+      db: s.db, keys: a.keys, timeoutMs: a.timeout!,
+      retry: () => {
+        const p = read(blockedErrorOf);
+        return p.then((r) => (r === kNullArray ? undefined : withNote(p)));
+      },
     },
   }));
 }
