@@ -4,7 +4,8 @@
  * reply's bytes, to compare redis-server's with PostRESP's.
  */
 import { encode } from '../e2e/resp-client';
-import type { Cmd } from './oracle';
+import assert from 'node:assert/strict';
+import type { Cmd, Oracle } from './oracle';
 import { FrameConn, show } from './resp-frames';
 
 /** words; "" is an empty argument */
@@ -92,3 +93,12 @@ export const withEvents = (n: number, steps: Step[]): Step[] => [
   { c: 5, read: n }, { c: 5, call: 'PING' }, { c: 6, call: 'CONFIG SET notify-keyspace-events ""' },
 ];
 
+
+/** The scenario run on redis-server, then on PostRESP (each from an empty server): the same transcripts. */
+export async function sameTranscripts(oracle: Oracle, steps: Step[]): Promise<void> {
+  await oracle.reset();
+  const want = await transcript(oracle.redis.port, steps);
+  await oracle.reset();
+  const got = await transcript(oracle.postresp.port, steps);
+  assert.deepEqual(got, want);
+}
