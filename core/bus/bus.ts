@@ -163,12 +163,15 @@ export class MessageBus {
     if (this.remoteKeys.has(k)) this.queue(this.remoteOut, 'w', db, key, kEmpty);
   }
 
-  /** SWAPDB: every key of db that a client waits on anywhere is woken. */
+  /** SWAPDB, FLUSHDB: every key of db that a client waits on anywhere is woken (db -1, FLUSHALL: of every db). */
   wakeDb(db: number): void {
-    const prefix = `k${db}:`;
+    const prefix = db < 0 ? 'k' : `k${db}:`;
     const keys = new Set<string>();
     for (const set of [this.waiters.keys(), this.otherKeys, this.remoteKeys]) for (const k of set) if (k.startsWith(prefix)) keys.add(k);
-    for (const k of keys) this.wake(db, Buffer.from(k.slice(prefix.length), 'latin1'));
+    for (const k of keys) {
+      const colon = k.indexOf(':');
+      this.wake(Number(k.slice(1, colon)), Buffer.from(k.slice(colon + 1), 'latin1'));
+    }
   }
 
   private checkKeysWanted(): void {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Redis from 'ioredis';
 import { createClient } from 'redis';
-import { RawClient, type Value } from './resp-client';
+import { encode, RawClient, type Value } from './resp-client';
 import { startServer, uniqueSchema, type RunningServer } from './start-server';
 import { withPg } from '../support/pg';
 
@@ -102,6 +102,22 @@ describe('blocking across instances and workers', () => {
     await pusher.call('LPUSH', 'src', 'moved');
     assert.deepEqual(await waiter.read(1), ['moved']);
     assert.deepEqual(await pusher.call('LRANGE', 'dst', '0', '-1'), ['moved']);
+  });
+
+  it('XREAD and XREADGROUP blocked on one instance are served by an XADD on the other; XGROUP DESTROY there ends one', async () => {
+    const [reader, member, writer] = [await client(a), await client(a), await client(b)];
+    await writer.call('XGROUP', 'CREATE', 'xs', 'g', '$', 'MKSTREAM');
+    reader.send('*6\r\n$5\r\nXREAD\r\n$5\r\nBLOCK\r\n$1\r\n0\r\n$7\r\nSTREAMS\r\n$2\r\nxs\r\n$1\r\n$\r\n');
+    member.send(encode('XREADGROUP', 'GROUP', 'g', 'm', 'BLOCK', '0', 'STREAMS', 'xs', '>'));
+    await blocked(a, 2);
+    assert.equal(await writer.call('XADD', 'xs', '1-1', 'f', 'v'), '1-1');
+    const entry = [['xs', [['1-1', ['f', 'v']]]]];
+    assert.deepEqual(await reader.read(1), [entry]);
+    assert.deepEqual(await member.read(1), [entry]);
+    member.send(encode('XREADGROUP', 'GROUP', 'g', 'm', 'BLOCK', '0', 'STREAMS', 'xs', '>'));
+    await blocked(a, 1);
+    await writer.call('XGROUP', 'DESTROY', 'xs', 'g');
+    assert.deepEqual(await member.read(1), [{ error: 'NOGROUP the consumer group this client was blocked on no longer exists' }]);
   });
 });
 

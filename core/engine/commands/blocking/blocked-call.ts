@@ -47,6 +47,21 @@ export interface BlockingPlan {
   emptyReply?: Reply;
 }
 
+/**
+ * One attempt's result: not served (seq: the waiter number a pop registered, null for reads that
+ * register nowhere), served (key and rest: what a pop left, to wake the next waiter), or an error.
+ */
+export type Outcome = { seq: string | null } | { served: Reply | Noted; key?: Buffer; rest: number } | { error: RespError };
+
+/** What a BlockedCall waits for: a pop's plan (popTarget) or a stream read (stream/block.ts). */
+export interface BlockingTarget {
+  db: number;
+  keys: Buffer[];
+  timeoutReply: Reply;
+  /** one attempt as waiter `seq` (null before a pop registered); done is called once */
+  attempt(s: Session, seq: string | null, done: (o: Outcome) => void): void;
+}
+
 const enum Phase { First, Registering, Waiting, Trying, Done }
 
 const kGone = new RespError('ERR client gone');
@@ -56,15 +71,33 @@ export const kUnblocked = new RespError('UNBLOCKED client unblocked via CLIENT U
 /** Node's timers hold at most 2^31-1 ms; longer timeouts re-arm */
 const kMaxTimer = 2 ** 31 - 1;
 
-type Outcome = { seq: string } | { served: Reply; key: Buffer; rest: number } | { error: RespError };
-
 /** A blocking pop's rows: (0, n = seq) not served, (2) WRONGTYPE, else elements and (5, key, n = left). */
 function decode(rows: Rows, plan: BlockingPlan): Outcome {
   const first = rows[0];
   if (first[0] === 0) return { seq: String(first[first.length - 1]) };
   for (const r of rows) if (r[0] === 2) return { error: Err.wrongType };
   const last = rows[rows.length - 1];
-  return { served: plan.reply(rows), key: last[1] as Buffer, rest: Number(last[last.length - 1]) };
+  const rest = Number(last[last.length - 1]);
+  return { served: new Noted(plan.reply(rows), emptiedNote(rest)), key: last[1] as Buffer, rest };
+}
+
+/** A blocking pop as a BlockedCall's target: its statement, sent only while the client is connected. */
+export function popTarget(plan: BlockingPlan): BlockingTarget {
+  return {
+    db: plan.db, keys: plan.keys, timeoutReply: plan.timeoutReply,
+    attempt(s, seq, done) {
+      let outcome: Outcome | undefined;
+      const op = new StmtOp(plan.stmt, plan.values(seq, true), (rows) => {
+        outcome = decode(rows, plan);
+        return null;
+      });
+      // not sent once the client is gone: the element stays for the next waiter
+      op.guard = () => !s.isClosed;
+      // no outcome: a storage error, or the guard answered null (the client is gone)
+      op.listener = (v) => done(outcome ?? { error: v instanceof RespError ? v : kGone });
+      s.server.store.submit(s, op);
+    },
+  };
 }
 
 export class BlockedCall {
@@ -75,19 +108,26 @@ export class BlockedCall {
   private ending: Reply | undefined = undefined;
   private timer: NodeJS.Timeout | undefined = undefined;
   private deadline = 0;
-  /** settled once; a served pop's reply carries its note (emptiedNote) for the write hook */
-  readonly reply = new PendingReply();
+  /**
+   * Settled once; a served reply carries its note (a pop's emptiedNote, XREADGROUP's consumers
+   * made) for the write hook. `held`: the caller made it and already holds the client's later
+   * commands with it (stream reads, whose first attempt ran before), and that attempt found
+   * nothing: the call registers at once.
+   */
+  readonly reply: PendingReply;
 
-  constructor(private readonly s: Session, private readonly host: BlockingHost, private readonly plan: BlockingPlan,
-    timeoutMs: number) {
+  constructor(private readonly s: Session, private readonly host: BlockingHost, private readonly plan: BlockingTarget,
+    timeoutMs: number, held?: PendingReply) {
     s.blocked = this;
+    this.reply = held ?? new PendingReply();
     // Redis runs nothing else of a blocked client: its later commands wait for the reply
-    s.holdWhile?.(this.reply);
+    if (held === undefined) s.holdWhile?.(this.reply);
     if (timeoutMs > 0) {
       this.deadline = Date.now() + timeoutMs;
       this.arm(timeoutMs);
     }
-    this.attempt();
+    if (held === undefined) this.attempt();
+    else this.answered({ seq: null });
   }
 
   /** CLIENT LIST's `b`, CLIENT UNBLOCK's target: registered as a waiter */
@@ -126,23 +166,13 @@ export class BlockedCall {
       this.phase = Phase.Trying;
       this.again = false;
     }
-    const s = this.s;
-    let outcome: Outcome | undefined;
-    const op = new StmtOp(this.plan.stmt, this.plan.values(this.seq, true), (rows) => {
-      outcome = decode(rows, this.plan);
-      return null;
-    });
-    // not sent once the client is gone: the element stays for the next waiter
-    op.guard = () => !s.isClosed;
-    // no outcome: a storage error, or the guard answered null (the client is gone)
-    op.listener = (v) => this.answered(outcome ?? { error: v instanceof RespError ? v : kGone });
-    s.server.store.submit(s, op);
+    this.plan.attempt(this.s, this.seq, (o) => this.answered(o));
   }
 
   private answered(o: Outcome): void {
     if (this.phase === Phase.Done) return;
     if ('served' in o) return this.finish(o.served, o.key, o.rest);
-    if ('seq' in o && this.seq === null) this.seq = o.seq;
+    if ('seq' in o && this.seq === null && o.seq !== null) this.seq = o.seq;
     // gone (the guard kept the pop from being sent), failed, or asked to end meanwhile
     if (this.s.isClosed) return this.end(kDisconnected);
     if ('error' in o) return this.end(o.error);
@@ -182,9 +212,9 @@ export class BlockedCall {
     if (r !== kDisconnected) this.settle(r);
   }
 
-  private finish(reply: Reply, key: Buffer, rest: number): void {
+  private finish(reply: Reply | Noted, key: Buffer | undefined, rest: number): void {
     this.stop();
-    this.settle(new Noted(reply, emptiedNote(rest)));
+    this.settle(reply);
     // more elements than this waiter took: the next waiter's turn
     if (key !== undefined && rest > 0) this.host.wake(this.plan.db, key);
   }

@@ -7,14 +7,23 @@
  *   store.transaction(s, watched, () => withoutBlocking(() => queued.map(run)))
  */
 let depth = 0;
+/** inside a script's redis.call: XREAD / XREADGROUP refuse BLOCK there (Redis 7.0) */
+let scriptDepth = 0;
 
-export function withoutBlocking<T>(fn: () => T): T {
+export function withoutBlocking<T>(fn: () => T, script = false): T {
   depth++;
+  if (script) scriptDepth++;
   try {
     return fn();
   } finally {
     depth--;
+    if (script) scriptDepth--;
   }
+}
+
+/** true inside a script's redis.call */
+export function inScript(): boolean {
+  return scriptDepth > 0;
 }
 
 /** false inside withoutBlocking() */

@@ -14,7 +14,7 @@ import { popEvents } from '../events';
 import { encodeBufferArray, nowArg } from '../exec';
 import type { CommandSpec } from '../spec';
 import { Noted } from '../../pending-reply';
-import { BlockedCall, emptiedNote, type BlockingPlan } from './blocked-call';
+import { BlockedCall, emptiedNote, popTarget, type BlockingPlan } from './blocked-call';
 import { blockingAllowed } from './context';
 import { parseTimeout } from './timeout';
 
@@ -34,7 +34,7 @@ export function blockingCommand(spec: Spec, parse: (s: Session, argv: Buffer[]) 
       if (p instanceof RespError) return p;
       const plan: BlockingPlan = { db: s.db, ...p.plan };
       if (!blockingAllowed()) return s.server.store.exec(s, plan.stmt, plan.values(null, false), (rows) => nonBlocking(rows, plan));
-      return new BlockedCall(s, s.server.blocking, plan, p.timeoutMs).reply;
+      return new BlockedCall(s, s.server.blocking, popTarget(plan), p.timeoutMs).reply;
     },
   });
 }

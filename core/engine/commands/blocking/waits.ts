@@ -13,12 +13,16 @@ import type { WriteHook } from '../../write-hook';
 import type { BlockingHost } from './blocked-call';
 
 /**
- * Events that may make a key hold a list or a sorted set (Redis calls signalKeyAsReady on every
- * key creation; the woken pop looks at the type itself). Removals never wake.
+ * Events that may make a key hold a list, a sorted set or new stream entries (Redis calls
+ * signalKeyAsReady on every key creation; the woken call looks at the type itself), and those
+ * that remove or overwrite a key or a stream's group: Redis 7.0 answers a blocked XREADGROUP then
+ * (UNBLOCKED / NOGROUP, stream/xread.ts); a woken pop or XREAD finds nothing and waits again.
+ * XGROUP SETID wakes nobody in 7.0.
  */
 const kWakeEvents: ReadonlySet<string> = new Set([
   'lpush', 'rpush', 'linsert', 'zadd', 'zincr', 'zunionstore', 'zinterstore', 'zdiffstore', 'zrangestore',
-  'rename_to', 'move_to', 'copy_to', 'restore', 'sortstore',
+  'rename_to', 'move_to', 'copy_to', 'restore', 'sortstore', 'xadd',
+  'del', 'expired', 'evicted', 'set', 'rename_from', 'move_from', 'xgroup-destroy',
 ]);
 
 export class BlockingWaits implements BlockingHost {
@@ -37,9 +41,10 @@ export class BlockingWaits implements BlockingHost {
   }
 
   private readonly committed = (db: number, event: string, key: Buffer | null): void => {
-    // SWAPDB: every waiter of both dbs looks again (FLUSHDB / FLUSHALL only remove)
+    // SWAPDB: every waiter of both dbs looks again; FLUSHDB / FLUSHALL (db -1: every db) too,
+    // for the XREADGROUPs whose key went
     if (key === null) {
-      if (event === 'swapdb') this.bus.wakeDb(db);
+      if (event === 'swapdb' || event === 'flushdb' || event === 'flushall') this.bus.wakeDb(db);
     } else if (kWakeEvents.has(event)) {
       this.bus.wake(db, key);
     }

@@ -74,7 +74,7 @@ export class CallHost implements ScriptHost {
     let result: RunResult;
     try {
       // BLMPOP and BZMPOP may be called (no noscript flag): they answer at once, as in MULTI
-      result = withoutBlocking(() => spec.run(s, argv));
+      result = withoutBlocking(() => spec.run(s, argv), true);
     } catch (e) {
       result = new RespError(`ERR internal error: ${(e as Error).message}`);
     }

@@ -111,8 +111,9 @@ export function streamGroupFunctions(s: string): string[] {
          IF live THEN
            PERFORM 1 FROM ${s}.stream_groups x WHERE x.db = p_db AND x.key = p_key AND x.grp = p_grp;
          END IF;
+         -- 6: no such key, 5: no such group (one NOGROUP error, but a woken XREADGROUP tells them apart)
          IF NOT live OR NOT FOUND THEN
-           RETURN QUERY SELECT 5::int2, j, NULL::int8, NULL::int8, NULL::bytea[]; RETURN;
+           RETURN QUERY SELECT CASE WHEN live THEN 5::int2 ELSE 6::int2 END, j, NULL::int8, NULL::int8, NULL::bytea[]; RETURN;
          END IF;
        END LOOP;
        IF p_check > 0 THEN RETURN; END IF;

@@ -15,7 +15,8 @@ import { eqIgnoreCase, parseI64 } from '../args';
 import { encodeBufferArray, dbArg, exec, nowArg } from '../exec';
 import { defineCommand } from '../define';
 import type { CommandSpec } from '../spec';
-import { blockOnStreams } from './block';
+import { blockingAllowed, inScript } from '../blocking/context';
+import { readOrBlock, withNote } from './block';
 import { readGroupEvents } from './events';
 import { parseFullId, toSql } from './id';
 import { cstr, entryReply } from './reply';
@@ -23,6 +24,9 @@ import { kStreamSql } from './sql';
 
 const kTimeoutNotInt = new RespError('ERR timeout is not an integer or out of range');
 const kTimeoutNeg = new RespError('ERR timeout is negative');
+/** a blocked XREADGROUP whose key was deleted or overwritten with another type (Redis 7.0) */
+const kKeyGone = new RespError('UNBLOCKED the stream key no longer exists');
+const kGroupGone = new RespError('NOGROUP the consumer group this client was blocked on no longer exists');
 const kGroupOnlyGroup = new RespError('ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.');
 const kNoackOnlyGroup = new RespError('ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.');
 const kMissingGroup = new RespError('ERR Missing GROUP option for XREADGROUP');
@@ -52,6 +56,8 @@ function parseRead(argv: Buffer[], group: boolean): ReadArgs | RespError {
     const more = argv.length - i - 1;
     const o = argv[i];
     if (eqIgnoreCase(o, 'block') && more > 0) {
+      // Redis 7.0 keeps scripts from BLOCK outright, before reading its value (MULTI reads as without it)
+      if (inScript()) return new RespError(`ERR ${argv[0].toString('latin1')} command is not allowed with BLOCK option from scripts`);
       const t = parseI64(argv[++i]);
       if (t === undefined) return kTimeoutNotInt;
       if (t < 0n) return kTimeoutNeg;
@@ -146,15 +152,22 @@ function runRead(s: Session, a: ReadArgs): Reply | PromiseLike<Reply> {
       if (rows.some((r) => r[1] !== 5)) return Err.wrongType;
       return readReply(s, a.keys, rows, { i: 0, ms: 2 });
     });
-  const first = read(a.ms, a.seq);
-  if (a.timeout === undefined || s.denyBlocking === true) return first;
-  return first.then((reply) => {
-    if (reply !== kNullArray) return reply;
-    return resolveDollar(s, a).then(({ ms, seq }) => blockOnStreams(s, {
+  const mayBlock = a.timeout !== undefined && mayBlockHere(s);
+  if (!mayBlock) return read(a.ms, a.seq);
+  const ids = a.ms.some((m) => m === null) ? resolveDollar(s, a) : Promise.resolve({ ms: a.ms, seq: a.seq });
+  return readOrBlock(s, ids.then(({ ms, seq }) => ({
+    first: read(ms, seq),
+    wait: {
       db: s.db, keys: a.keys, timeoutMs: a.timeout!,
-      retry: () => read(ms, seq).then((r) => (r === kNullArray ? undefined : r)),
-    }));
-  });
+      // a key that became another type meanwhile keeps XREAD blocked (Redis 7.0)
+      retry: () => read(ms, seq).then((r) => (r === kNullArray || r === Err.wrongType ? undefined : r)),
+    },
+  })));
+}
+
+/** false inside MULTI (EXEC's denyBlocking) and scripts (withoutBlocking): read as if without BLOCK */
+function mayBlockHere(s: Session): boolean {
+  return s.denyBlocking !== true && blockingAllowed();
 }
 
 /** '$' as the ids the streams have now, so a retry after blocking reads only what came later */
@@ -185,16 +198,29 @@ function runReadGroup(s: Session, a: ReadArgs): Reply | PromiseLike<Reply> {
     return exec(s, kStreamSql.readGroup, [dbArg(s), encodeBufferArray(upto), int8s(upto.map(() => null)), int8s(upto.map(() => null)), a.group!,
       a.consumer!, null, a.noack, upto.length, nowArg()], (rows) => errorOf(rows) ?? a.bad!);
   }
-  const read = () => exec(s, kStreamSql.readGroup, [dbArg(s), encodeBufferArray(a.keys), int8s(a.ms), int8s(a.seq), a.group!, a.consumer!,
-    a.count === 0n ? null : a.count, a.noack, 0, nowArg()], (rows) => errorOf(rows) ?? madeNoted(a.keys.length, rows,
-    readReply(s, a.keys, rows, { i: 1, ms: 2 })));
-  const first = read();
+  const read = (errors: (rows: Rows) => RespError | undefined) => exec(s, kStreamSql.readGroup, [dbArg(s), encodeBufferArray(a.keys),
+    int8s(a.ms), int8s(a.seq), a.group!, a.consumer!, a.count === 0n ? null : a.count, a.noack, 0, nowArg()],
+  (rows) => errors(rows) ?? madeNoted(a.keys.length, rows, readReply(s, a.keys, rows, { i: 1, ms: 2 })));
   // only '>' waits (Redis serves an explicit id's history at once, even empty)
-  if (a.timeout === undefined || s.denyBlocking === true || a.ms.some((m) => m !== null)) return first;
-  return first.then((reply) => (reply !== kNullArray ? reply : blockOnStreams(s, {
-    db: s.db, keys: a.keys, timeoutMs: a.timeout!,
-    retry: () => read().then((r) => (r === kNullArray ? undefined : r)),
-  })));
+  const mayBlock = a.timeout !== undefined && mayBlockHere(s) && a.ms.every((m) => m === null);
+  if (!mayBlock) return read(errorOf);
+  return readOrBlock(s, Promise.resolve({
+    first: read(errorOf),
+    wait: {
+      db: s.db, keys: a.keys, timeoutMs: a.timeout!,
+      retry: () => {
+        const p = read(blockedErrorOf);
+        return p.then((r) => (r === kNullArray ? undefined : withNote(p)));
+      },
+    },
+  }));
+}
+
+/** A woken XREADGROUP's errors (Redis 7.0): its key gone or of another type, or its group gone. */
+function blockedErrorOf(rows: Rows): RespError | undefined {
+  const bad = rows.find((r) => r[0] !== 1);
+  if (bad === undefined) return undefined;
+  return bad[0] === 5 ? kGroupGone : kKeyGone;
 }
 
 export const xread = defineCommand({
