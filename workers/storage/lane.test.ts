@@ -231,7 +231,20 @@ describe('lane runs against Postgres', () => {
       try {
         await batch(set('dl:1', 'a'), set('dl:2', 'b'));
         const lock = (k: string) => sql(`SELECT 1 FROM kv WHERE key = '${k}' FOR UPDATE`);
-        const nap = () => sql('SELECT pg_sleep(0.2)');
+        // a barrier, not a nap: each batch waits (≤ 10 s) until both hold their first lock; with a
+        // 0.2 s nap one batch could finish before the other began at load average 15-20 (no
+        // deadlock). Arrivals are counted in a sequence (not rolled back), so the loser's re-run
+        // passes at once.
+        await batch(sql('CREATE SEQUENCE IF NOT EXISTS dl_arrivals'), sql(`CREATE OR REPLACE FUNCTION dl_barrier() RETURNS int LANGUAGE plpgsql AS $f$
+          BEGIN
+            PERFORM nextval('dl_arrivals');
+            FOR i IN 1..1000 LOOP
+              EXIT WHEN (SELECT last_value FROM dl_arrivals) >= 2;
+              PERFORM pg_sleep(0.01);
+            END LOOP;
+            RETURN 1;
+          END $f$`));
+        const nap = () => sql('SELECT dl_barrier()');
         const mine = [lock('dl:1'), nap(), lock('dl:2')];
         const theirs = [lock('dl:2'), nap(), lock('dl:1')];
         const before = lane.snapshot().txRetries + other.snapshot().txRetries;
