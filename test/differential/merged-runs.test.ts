@@ -1,6 +1,6 @@
 /**
  * Runs the lanes carry as one statement (the families' batches, core/engine/ops.ts `Batch`):
- * consecutive pushes onto one key (list/push-batch.ts), SADDs to one key (set/sadd-batch.ts) and
+ * consecutive pushes onto one key (list/push-batch.ts), LPOPs or RPOPs of one key (list/pop-batch.ts), SADDs to one key (set/sadd-batch.ts) and
  * HSET / HMSET to one key (hash/hset-batch.ts; HSETNX in between must split the run). The replies must still be
  * those of serial execution. Pipelined runs on a few keys — missing keys for the X forms, SADDs
  * naming members already in the set or named by an earlier SADD of the run, a string key
@@ -44,6 +44,23 @@ function pushSteps(rng: Rng, prefix: string, out: Step[]): void {
   else if (r < 0.35) out.push(exact('LLEN', k));
 }
 
+/** LPOP / RPOP runs from one end of one key (with and without counts, count 0, counts past the
+ * end), refilled by pushes: runs that empty the key part-way, on a missing key, on a string */
+function popSteps(rng: Rng, prefix: string, out: Step[]): void {
+  const keys = ['a', 'b', 'x'].map((s) => prefix + s);
+  const k = rng.chance(0.1) ? prefix + 'str' : rng.pick(keys);
+  if (rng.chance(0.6)) out.push(exact('RPUSH', k, ...Array.from({ length: rng.between(1, 8) }, (_, i) => `e${i}`)));
+  const cmd = rng.pick(['LPOP', 'RPOP']);
+  const run = rng.between(1, 12);
+  for (let i = 0; i < run; i++) {
+    const r = rng.next();
+    if (r < 0.5) out.push(exact(cmd, k));
+    else if (r < 0.9) out.push(exact(cmd, k, String(rng.between(1, 4))));
+    else out.push(exact(cmd, k, rng.pick(['0', '100'])));
+  }
+  if (rng.chance(0.2)) out.push(exact('LRANGE', k, '0', '-1'));
+}
+
 /** SADD runs over a small member pool (repeats within a command, across a run, and of members
  * already present), with SREM / SCARD / SMEMBERS / DEL between them */
 function saddSteps(rng: Rng, prefix: string, out: Step[]): void {
@@ -82,14 +99,14 @@ function hsetSteps(rng: Rng, prefix: string, out: Step[]): void {
 
 function session(rng: Rng, prefix: string, n: number): Step[] {
   const out: Step[] = [exact('SET', prefix + 'str', 'v')];
-  while (out.length < n) rng.pick([pushSteps, saddSteps, hsetSteps])(rng, prefix, out);
+  while (out.length < n) rng.pick([pushSteps, popSteps, saddSteps, hsetSteps])(rng, prefix, out);
   const dump = ['a', 'b', 'x'].flatMap((k) => [exact('LRANGE', prefix + k, '0', '-1'), exact('LLEN', prefix + k)]);
   const sets = ['s', 't'].flatMap((k) => [norm('set', 'SMEMBERS', prefix + k), exact('SCARD', prefix + k)]);
   const hashes = ['h', 'i'].flatMap((k) => [norm('pairs', 'HGETALL', prefix + k), exact('HLEN', prefix + k)]);
   return [...out, ...dump, ...sets, ...hashes];
 }
 
-describe('merged runs (pushes, SADDs, HSETs) vs redis-server', () => {
+describe('merged runs (pushes, pops, SADDs, HSETs) vs redis-server', () => {
   let oracle: Oracle;
   let httpPort: number;
   before(async () => {
@@ -100,11 +117,11 @@ describe('merged runs (pushes, SADDs, HSETs) vs redis-server', () => {
 
   it('8 pipelined clients: replies equal serial execution, and runs were merged', async (t) => {
     const sessions = Array.from({ length: 8 }, (_, i) => session(new Rng(seed).fork(`run${i}`), `p${i}:`, 500));
-    const merged = sessions.flat().filter((s) => /PUSH|SADD|HM?SET$/.test(String(s.cmd[0]))).length;
+    const merged = sessions.flat().filter((s) => /PUSH|POP|SADD|HM?SET$/.test(String(s.cmd[0]))).length;
     const before = await statements(httpPort);
     const r = await compareSteps(oracle, sessions, Infinity);
     const used = (await statements(httpPort)) - before;
-    t.diagnostic(`${r.commands} commands (${merged} pushes, SADDs, HSETs), ${used} statements, ${r.mismatches.length} differ (seed ${seed})`);
+    t.diagnostic(`${r.commands} commands (${merged} pushes, pops, SADDs, HSETs), ${used} statements, ${r.mismatches.length} differ (seed ${seed})`);
     assert.equal(r.mismatches.length, 0, report('merged runs', seed, r));
     // unmerged, any one kind alone would take ~1,400 statements more here
     assert.ok(used < r.commands / 3, `${used} statements for ${r.commands} commands: runs were not merged`);
