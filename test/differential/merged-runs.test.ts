@@ -1,6 +1,7 @@
 /**
  * Runs the lanes carry as one statement (the families' batches, core/engine/ops.ts `Batch`):
- * consecutive pushes onto one key (list/push-batch.ts), LPOPs or RPOPs of one key (list/pop-batch.ts), SADDs to one key (set/sadd-batch.ts) and
+ * consecutive pushes onto one key (list/push-batch.ts), pops of one key (LPOP/RPOP, ZPOPMIN/ZPOPMAX,
+ * SPOP: collection/pop-batch.ts), SADDs to one key (set/sadd-batch.ts) and
  * HSET / HMSET to one key (hash/hset-batch.ts; HSETNX in between must split the run). The replies must still be
  * those of serial execution. Pipelined runs on a few keys — missing keys for the X forms, SADDs
  * naming members already in the set or named by an earlier SADD of the run, a string key
@@ -61,6 +62,36 @@ function popSteps(rng: Rng, prefix: string, out: Step[]): void {
   if (rng.chance(0.2)) out.push(exact('LRANGE', k, '0', '-1'));
 }
 
+/** ZPOPMIN / ZPOPMAX runs on one sorted set (counts 0, past the end), refilled by ZADD */
+function zpopSteps(rng: Rng, prefix: string, out: Step[]): void {
+  const keys = ['z', 'w'].map((s) => prefix + s);
+  const k = rng.chance(0.1) ? prefix + 'str' : rng.pick(keys);
+  if (rng.chance(0.6)) out.push(exact('ZADD', k, ...Array.from({ length: rng.between(1, 6) }, () => [String(rng.between(0, 9)), rng.pick(['m1', 'm2', 'm3', 'm4', 'm5', ''])]).flat()));
+  const cmd = rng.pick(['ZPOPMIN', 'ZPOPMAX']);
+  const run = rng.between(1, 12);
+  for (let i = 0; i < run; i++) {
+    const r = rng.next();
+    if (r < 0.5) out.push(exact(cmd, k));
+    else if (r < 0.9) out.push(exact(cmd, k, String(rng.between(1, 3))));
+    else out.push(exact(cmd, k, rng.pick(['0', '100'])));
+  }
+}
+
+/** SPOP runs on one set: which members is random, so replies compare by length and SCARD exactly
+ * (SADD adds members never added before: what the random pops left cannot change its count) */
+let fresh = 0;
+function spopSteps(rng: Rng, prefix: string, out: Step[]): void {
+  const k = rng.chance(0.1) ? prefix + 'str' : prefix + 'r';
+  if (rng.chance(0.6)) out.push(exact('SADD', k, ...Array.from({ length: rng.between(1, 8) }, () => `s${fresh++}`)));
+  const run = rng.between(1, 12);
+  for (let i = 0; i < run; i++) {
+    const r = rng.next();
+    if (r < 0.5) out.push(norm('length', 'SPOP', k));
+    else out.push(norm('length', 'SPOP', k, String(rng.between(0, 4))));
+  }
+  out.push(exact('SCARD', k));
+}
+
 /** SADD runs over a small member pool (repeats within a command, across a run, and of members
  * already present), with SREM / SCARD / SMEMBERS / DEL between them */
 function saddSteps(rng: Rng, prefix: string, out: Step[]): void {
@@ -99,11 +130,12 @@ function hsetSteps(rng: Rng, prefix: string, out: Step[]): void {
 
 function session(rng: Rng, prefix: string, n: number): Step[] {
   const out: Step[] = [exact('SET', prefix + 'str', 'v')];
-  while (out.length < n) rng.pick([pushSteps, popSteps, saddSteps, hsetSteps])(rng, prefix, out);
+  while (out.length < n) rng.pick([pushSteps, popSteps, zpopSteps, spopSteps, saddSteps, hsetSteps])(rng, prefix, out);
   const dump = ['a', 'b', 'x'].flatMap((k) => [exact('LRANGE', prefix + k, '0', '-1'), exact('LLEN', prefix + k)]);
   const sets = ['s', 't'].flatMap((k) => [norm('set', 'SMEMBERS', prefix + k), exact('SCARD', prefix + k)]);
   const hashes = ['h', 'i'].flatMap((k) => [norm('pairs', 'HGETALL', prefix + k), exact('HLEN', prefix + k)]);
-  return [...out, ...dump, ...sets, ...hashes];
+  const zsets = ['z', 'w'].map((k) => exact('ZRANGE', prefix + k, '0', '-1', 'WITHSCORES'));
+  return [...out, ...dump, ...sets, ...hashes, ...zsets, exact('SCARD', prefix + 'r')];
 }
 
 describe('merged runs (pushes, pops, SADDs, HSETs) vs redis-server', () => {

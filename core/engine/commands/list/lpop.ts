@@ -9,7 +9,7 @@ import { positiveLong } from '../collection/args';
 import { defineCommand } from '../define';
 import { listPopEvents } from './events';
 import { kOneKey, type CommandSpec } from '../spec';
-import { kPopBatch } from './pop-batch';
+import { kListPopBatch } from './pop-batch';
 
 function pop(name: string, left: boolean, summary: string): CommandSpec {
   return defineCommand({
@@ -26,7 +26,7 @@ function pop(name: string, left: boolean, summary: string): CommandSpec {
         count = c;
       }
       // consecutive pops from one end of one key run as one call (./pop-batch.ts)
-      return s.server.store.submit(s, new BatchOp(kPopBatch, { db: s.db, key: argv[1], left, count: single ? null : count }, null));
+      return s.server.store.submit(s, new BatchOp(kListPopBatch, { db: s.db, key: argv[1], left, count: single ? null : count }, null));
     },
   });
 }
