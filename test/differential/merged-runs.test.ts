@@ -92,6 +92,22 @@ function spopSteps(rng: Rng, prefix: string, out: Step[]): void {
   out.push(exact('SCARD', k));
 }
 
+/** INCR-family runs on one key (incr_many adds in memory after the first op): overflows part-way,
+ * a non-integer, a wrong type, the key set or deleted in between */
+function incrSteps(rng: Rng, prefix: string, out: Step[]): void {
+  const k = rng.chance(0.1) ? prefix + 'h' : rng.chance(0.5) ? prefix + 'n' : prefix + 'm';
+  const r0 = rng.next();
+  if (r0 < 0.1) out.push(exact('SET', k, rng.pick(['9223372036854775800', '-9223372036854775800', 'x1', '7'])));
+  else if (r0 < 0.15) out.push(exact('DEL', k));
+  const run = rng.between(1, 12);
+  for (let i = 0; i < run; i++) {
+    const r = rng.next();
+    if (r < 0.4) out.push(exact(rng.pick(['INCR', 'DECR']), k));
+    else out.push(exact(rng.pick(['INCRBY', 'DECRBY']), k, rng.pick(['1', '-3', '1000', '4611686018427387904', '-4611686018427387904'])));
+  }
+  out.push(exact('GET', k));
+}
+
 /** SADD runs over a small member pool (repeats within a command, across a run, and of members
  * already present), with SREM / SCARD / SMEMBERS / DEL between them */
 function saddSteps(rng: Rng, prefix: string, out: Step[]): void {
@@ -130,7 +146,7 @@ function hsetSteps(rng: Rng, prefix: string, out: Step[]): void {
 
 function session(rng: Rng, prefix: string, n: number): Step[] {
   const out: Step[] = [exact('SET', prefix + 'str', 'v')];
-  while (out.length < n) rng.pick([pushSteps, popSteps, zpopSteps, spopSteps, saddSteps, hsetSteps])(rng, prefix, out);
+  while (out.length < n) rng.pick([pushSteps, popSteps, zpopSteps, spopSteps, incrSteps, saddSteps, hsetSteps])(rng, prefix, out);
   const dump = ['a', 'b', 'x'].flatMap((k) => [exact('LRANGE', prefix + k, '0', '-1'), exact('LLEN', prefix + k)]);
   const sets = ['s', 't'].flatMap((k) => [norm('set', 'SMEMBERS', prefix + k), exact('SCARD', prefix + k)]);
   const hashes = ['h', 'i'].flatMap((k) => [norm('pairs', 'HGETALL', prefix + k), exact('HLEN', prefix + k)]);
@@ -149,7 +165,7 @@ describe('merged runs (pushes, pops, SADDs, HSETs) vs redis-server', () => {
 
   it('8 pipelined clients: replies equal serial execution, and runs were merged', async (t) => {
     const sessions = Array.from({ length: 8 }, (_, i) => session(new Rng(seed).fork(`run${i}`), `p${i}:`, 500));
-    const merged = sessions.flat().filter((s) => /PUSH|POP|SADD|HM?SET$/.test(String(s.cmd[0]))).length;
+    const merged = sessions.flat().filter((s) => /PUSH|POP|INCR|DECR|SADD|HM?SET$/.test(String(s.cmd[0]))).length;
     const before = await statements(httpPort);
     const r = await compareSteps(oracle, sessions, Infinity);
     const used = (await statements(httpPort)) - before;
