@@ -45,20 +45,24 @@ function pushSteps(rng: Rng, prefix: string, out: Step[]): void {
   else if (r < 0.35) out.push(exact('LLEN', k));
 }
 
+/** a run of 1-12 pops of `k`: half without a count, else 1..max, 0 or past the end */
+function popRun(rng: Rng, cmd: string, k: string, max: number, out: Step[]): void {
+  const run = rng.between(1, 12);
+  for (let i = 0; i < run; i++) {
+    const r = rng.next();
+    if (r < 0.5) out.push(exact(cmd, k));
+    else if (r < 0.9) out.push(exact(cmd, k, String(rng.between(1, max))));
+    else out.push(exact(cmd, k, rng.pick(['0', '100'])));
+  }
+}
+
 /** LPOP / RPOP runs from one end of one key (with and without counts, count 0, counts past the
  * end), refilled by pushes: runs that empty the key part-way, on a missing key, on a string */
 function popSteps(rng: Rng, prefix: string, out: Step[]): void {
   const keys = ['a', 'b', 'x'].map((s) => prefix + s);
   const k = rng.chance(0.1) ? prefix + 'str' : rng.pick(keys);
   if (rng.chance(0.6)) out.push(exact('RPUSH', k, ...Array.from({ length: rng.between(1, 8) }, (_, i) => `e${i}`)));
-  const cmd = rng.pick(['LPOP', 'RPOP']);
-  const run = rng.between(1, 12);
-  for (let i = 0; i < run; i++) {
-    const r = rng.next();
-    if (r < 0.5) out.push(exact(cmd, k));
-    else if (r < 0.9) out.push(exact(cmd, k, String(rng.between(1, 4))));
-    else out.push(exact(cmd, k, rng.pick(['0', '100'])));
-  }
+  popRun(rng, rng.pick(['LPOP', 'RPOP']), k, 4, out);
   if (rng.chance(0.2)) out.push(exact('LRANGE', k, '0', '-1'));
 }
 
@@ -67,14 +71,7 @@ function zpopSteps(rng: Rng, prefix: string, out: Step[]): void {
   const keys = ['z', 'w'].map((s) => prefix + s);
   const k = rng.chance(0.1) ? prefix + 'str' : rng.pick(keys);
   if (rng.chance(0.6)) out.push(exact('ZADD', k, ...Array.from({ length: rng.between(1, 6) }, () => [String(rng.between(0, 9)), rng.pick(['m1', 'm2', 'm3', 'm4', 'm5', ''])]).flat()));
-  const cmd = rng.pick(['ZPOPMIN', 'ZPOPMAX']);
-  const run = rng.between(1, 12);
-  for (let i = 0; i < run; i++) {
-    const r = rng.next();
-    if (r < 0.5) out.push(exact(cmd, k));
-    else if (r < 0.9) out.push(exact(cmd, k, String(rng.between(1, 3))));
-    else out.push(exact(cmd, k, rng.pick(['0', '100'])));
-  }
+  popRun(rng, rng.pick(['ZPOPMIN', 'ZPOPMAX']), k, 3, out);
 }
 
 /** SPOP runs on one set: which members is random, so replies compare by length and SCARD exactly
