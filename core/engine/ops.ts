@@ -9,7 +9,7 @@
  *   WriteOp (plain SET, SETEX, MSET) ─┤ own (workers/storage/statements.ts)
  *   IncrOp  (INCR family)            ─┘
  *   BatchOp (a family's Batch)       ── consecutive ops of one Batch that joins(): one statement
- *                                       of that family's (batch.ts: pushes, SADD, HSET)
+ *                                       of that family's (batch.ts: pushes, pops, SADD, HSET)
  *   StmtOp, TxOp                     ── alone
  *
  * Results come back typed — a key's type and value, a function's status and count — and the
@@ -114,12 +114,13 @@ export interface Batch<A> {
 
 export class BatchOp<A = unknown> extends PendingReply {
   readonly kind = OpKind.Batch;
-  constructor(readonly batch: Batch<A>, readonly args: A, readonly reply: CountReply) {
+  /** `reply`: how answer() words a count; null for a family whose resolve() settles replies itself (pops) */
+  constructor(readonly batch: Batch<A>, readonly args: A, readonly reply: CountReply | null) {
     super();
   }
 
   answer(status: number, n: number): void {
-    this.settle(this.reply(status, n));
+    this.settle(this.reply!(status, n));
   }
 }
 

@@ -66,6 +66,44 @@ describe('keyspace notifications vs redis-server', () => {
     for (const flags of ['Kl', 'E$g', 'Eshz', 'Kh', 'Ex']) await compare(some, flags);
   });
 
+  it('pipelined pops of one key (merged runs: LPOP/RPOP, ZPOPMIN/ZPOPMAX, SPOP): each pop its event, `del` after the one that emptied it', async () => {
+    // pops sent in one write reach the lane together: list/pop-batch.ts runs them as one call
+    const pops = [['LPOP', 'l'], ['LPOP', 'l', '2'], ['RPOP', 'l'], ['RPOP', 'l', '0'], ['LPOP', 'l', '3'], ['LPOP', 'l'],
+      ['LPOP', 'l', '2'], ['RPUSH', 'l', 'z'], ['RPOP', 'l', '5'], ['RPOP', 'l'], ['LPOP', 'm', '1'],
+      ['ZPOPMIN', 'z'], ['ZPOPMIN', 'z', '2'], ['ZPOPMIN', 'z', '0'], ['ZPOPMIN', 'z'], ['ZPOPMIN', 'z'], ['ZPOPMAX', 'z'],
+      ['SPOP', 's'], ['SPOP', 's', '1'], ['SPOP', 's', '0'], ['SPOP', 's'], ['SPOP', 's', '3'], ['SPOP', 's']];
+    // which members SPOP takes is random: its replies are compared by count
+    const shape = (v: Value): Value => (Array.isArray(v) ? v.length : v === null ? null : 1);
+    const run = async (port: number): Promise<[Value[], string[]]> => {
+      const sub = await RawClient.connect(port);
+      const cmd = await RawClient.connect(port);
+      try {
+        await cmd.call('FLUSHALL');
+        await cmd.call('RPUSH', 'l', 'a', 'b', 'c', 'd', 'e', 'f');
+        await cmd.call('ZADD', 'z', '1', 'a', '2', 'b', '3', 'c', '4', 'd');
+        await cmd.call('SADD', 's', 'a', 'b', 'c', 'd');
+        await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', 'KEA');
+        sub.send(encode('PSUBSCRIBE', '*'));
+        await sub.read(1);
+        cmd.send(Buffer.concat(pops.map((p) => encode(...p))));
+        const replies = await cmd.read(pops.length);
+        await cmd.call('PUBLISH', kFence, 'x');
+        const got: string[] = [];
+        for (;;) {
+          const [m] = await sub.read(1) as Value[][];
+          if (m[2] === kFence) break;
+          got.push(`${m[2]} ${m[3]}`);
+        }
+        await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', '');
+        return [replies.map((v, i) => (pops[i][0] === 'SPOP' ? shape(v) : v)), got];
+      } finally {
+        sub.close();
+        cmd.close();
+      }
+    };
+    assert.deepEqual(await run(oracle.postresp.port), await run(oracle.redis.port));
+  });
+
   it('the sweeper\'s expired, both channel kinds, like Redis\'s background expiry', async () => {
     const run = async (port: number): Promise<string[]> => {
       const sub = await RawClient.connect(port);

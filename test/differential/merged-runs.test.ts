@@ -1,6 +1,7 @@
 /**
  * Runs the lanes carry as one statement (the families' batches, core/engine/ops.ts `Batch`):
- * consecutive pushes onto one key (list/push-batch.ts), SADDs to one key (set/sadd-batch.ts) and
+ * consecutive pushes onto one key (list/push-batch.ts), pops of one key (LPOP/RPOP, ZPOPMIN/ZPOPMAX,
+ * SPOP: collection/pop-batch.ts), SADDs to one key (set/sadd-batch.ts) and
  * HSET / HMSET to one key (hash/hset-batch.ts; HSETNX in between must split the run). The replies must still be
  * those of serial execution. Pipelined runs on a few keys — missing keys for the X forms, SADDs
  * naming members already in the set or named by an earlier SADD of the run, a string key
@@ -44,6 +45,66 @@ function pushSteps(rng: Rng, prefix: string, out: Step[]): void {
   else if (r < 0.35) out.push(exact('LLEN', k));
 }
 
+/** a run of 1-12 pops of `k`: half without a count, else 1..max, 0 or past the end */
+function popRun(rng: Rng, cmd: string, k: string, max: number, out: Step[]): void {
+  const run = rng.between(1, 12);
+  for (let i = 0; i < run; i++) {
+    const r = rng.next();
+    if (r < 0.5) out.push(exact(cmd, k));
+    else if (r < 0.9) out.push(exact(cmd, k, String(rng.between(1, max))));
+    else out.push(exact(cmd, k, rng.pick(['0', '100'])));
+  }
+}
+
+/** LPOP / RPOP runs from one end of one key (with and without counts, count 0, counts past the
+ * end), refilled by pushes: runs that empty the key part-way, on a missing key, on a string */
+function popSteps(rng: Rng, prefix: string, out: Step[]): void {
+  const keys = ['a', 'b', 'x'].map((s) => prefix + s);
+  const k = rng.chance(0.1) ? prefix + 'str' : rng.pick(keys);
+  if (rng.chance(0.6)) out.push(exact('RPUSH', k, ...Array.from({ length: rng.between(1, 8) }, (_, i) => `e${i}`)));
+  popRun(rng, rng.pick(['LPOP', 'RPOP']), k, 4, out);
+  if (rng.chance(0.2)) out.push(exact('LRANGE', k, '0', '-1'));
+}
+
+/** ZPOPMIN / ZPOPMAX runs on one sorted set (counts 0, past the end), refilled by ZADD */
+function zpopSteps(rng: Rng, prefix: string, out: Step[]): void {
+  const keys = ['z', 'w'].map((s) => prefix + s);
+  const k = rng.chance(0.1) ? prefix + 'str' : rng.pick(keys);
+  if (rng.chance(0.6)) out.push(exact('ZADD', k, ...Array.from({ length: rng.between(1, 6) }, () => [String(rng.between(0, 9)), rng.pick(['m1', 'm2', 'm3', 'm4', 'm5', ''])]).flat()));
+  popRun(rng, rng.pick(['ZPOPMIN', 'ZPOPMAX']), k, 3, out);
+}
+
+/** SPOP runs on one set: which members is random, so replies compare by length and SCARD exactly
+ * (SADD adds members never added before: what the random pops left cannot change its count) */
+let fresh = 0;
+function spopSteps(rng: Rng, prefix: string, out: Step[]): void {
+  const k = rng.chance(0.1) ? prefix + 'str' : prefix + 'r';
+  if (rng.chance(0.6)) out.push(exact('SADD', k, ...Array.from({ length: rng.between(1, 8) }, () => `s${fresh++}`)));
+  const run = rng.between(1, 12);
+  for (let i = 0; i < run; i++) {
+    const r = rng.next();
+    if (r < 0.5) out.push(norm('length', 'SPOP', k));
+    else out.push(norm('length', 'SPOP', k, String(rng.between(0, 4))));
+  }
+  out.push(exact('SCARD', k));
+}
+
+/** INCR-family runs on one key (incr_many adds in memory after the first op): overflows part-way,
+ * a non-integer, a wrong type, the key set or deleted in between */
+function incrSteps(rng: Rng, prefix: string, out: Step[]): void {
+  const k = rng.chance(0.1) ? prefix + 'h' : rng.chance(0.5) ? prefix + 'n' : prefix + 'm';
+  const r0 = rng.next();
+  if (r0 < 0.1) out.push(exact('SET', k, rng.pick(['9223372036854775800', '-9223372036854775800', 'x1', '7'])));
+  else if (r0 < 0.15) out.push(exact('DEL', k));
+  const run = rng.between(1, 12);
+  for (let i = 0; i < run; i++) {
+    const r = rng.next();
+    if (r < 0.4) out.push(exact(rng.pick(['INCR', 'DECR']), k));
+    else out.push(exact(rng.pick(['INCRBY', 'DECRBY']), k, rng.pick(['1', '-3', '1000', '4611686018427387904', '-4611686018427387904'])));
+  }
+  out.push(exact('GET', k));
+}
+
 /** SADD runs over a small member pool (repeats within a command, across a run, and of members
  * already present), with SREM / SCARD / SMEMBERS / DEL between them */
 function saddSteps(rng: Rng, prefix: string, out: Step[]): void {
@@ -82,14 +143,15 @@ function hsetSteps(rng: Rng, prefix: string, out: Step[]): void {
 
 function session(rng: Rng, prefix: string, n: number): Step[] {
   const out: Step[] = [exact('SET', prefix + 'str', 'v')];
-  while (out.length < n) rng.pick([pushSteps, saddSteps, hsetSteps])(rng, prefix, out);
+  while (out.length < n) rng.pick([pushSteps, popSteps, zpopSteps, spopSteps, incrSteps, saddSteps, hsetSteps])(rng, prefix, out);
   const dump = ['a', 'b', 'x'].flatMap((k) => [exact('LRANGE', prefix + k, '0', '-1'), exact('LLEN', prefix + k)]);
   const sets = ['s', 't'].flatMap((k) => [norm('set', 'SMEMBERS', prefix + k), exact('SCARD', prefix + k)]);
   const hashes = ['h', 'i'].flatMap((k) => [norm('pairs', 'HGETALL', prefix + k), exact('HLEN', prefix + k)]);
-  return [...out, ...dump, ...sets, ...hashes];
+  const zsets = ['z', 'w'].map((k) => exact('ZRANGE', prefix + k, '0', '-1', 'WITHSCORES'));
+  return [...out, ...dump, ...sets, ...hashes, ...zsets, exact('SCARD', prefix + 'r')];
 }
 
-describe('merged runs (pushes, SADDs, HSETs) vs redis-server', () => {
+describe('merged runs (pushes, pops, SADDs, HSETs) vs redis-server', () => {
   let oracle: Oracle;
   let httpPort: number;
   before(async () => {
@@ -100,11 +162,11 @@ describe('merged runs (pushes, SADDs, HSETs) vs redis-server', () => {
 
   it('8 pipelined clients: replies equal serial execution, and runs were merged', async (t) => {
     const sessions = Array.from({ length: 8 }, (_, i) => session(new Rng(seed).fork(`run${i}`), `p${i}:`, 500));
-    const merged = sessions.flat().filter((s) => /PUSH|SADD|HM?SET$/.test(String(s.cmd[0]))).length;
+    const merged = sessions.flat().filter((s) => /PUSH|POP|INCR|DECR|SADD|HM?SET$/.test(String(s.cmd[0]))).length;
     const before = await statements(httpPort);
     const r = await compareSteps(oracle, sessions, Infinity);
     const used = (await statements(httpPort)) - before;
-    t.diagnostic(`${r.commands} commands (${merged} pushes, SADDs, HSETs), ${used} statements, ${r.mismatches.length} differ (seed ${seed})`);
+    t.diagnostic(`${r.commands} commands (${merged} pushes, pops, SADDs, HSETs), ${used} statements, ${r.mismatches.length} differ (seed ${seed})`);
     assert.equal(r.mismatches.length, 0, report('merged runs', seed, r));
     // unmerged, any one kind alone would take ~1,400 statements more here
     assert.ok(used < r.commands / 3, `${used} statements for ${r.commands} commands: runs were not merged`);

@@ -3,13 +3,13 @@
  * when the key is missing). One generic: pop(left).
  * https://redis.io/commands/lpop/
  */
-import { RespError, kNullArray } from '../../reply';
-import { dbArg, exec, goneNoted, nowArg, statusReply } from '../exec';
+import { BatchOp } from '../../ops';
+import { RespError } from '../../reply';
 import { positiveLong } from '../collection/args';
 import { defineCommand } from '../define';
 import { listPopEvents } from './events';
 import { kOneKey, type CommandSpec } from '../spec';
-import { kListSql } from './sql';
+import { kListPopBatch } from './pop-batch';
 
 function pop(name: string, left: boolean, summary: string): CommandSpec {
   return defineCommand({
@@ -25,11 +25,8 @@ function pop(name: string, left: boolean, summary: string): CommandSpec {
         if (c instanceof RespError) return c;
         count = c;
       }
-      return exec(s, kListSql.pop, [dbArg(s), argv[1], String(count), left ? 'true' : 'false', nowArg()], (rows) => {
-        if (rows.length === 0) return single ? null : kNullArray;
-        return statusReply({}, () => goneNoted(rows, 2, single ? rows[0][1] as Buffer
-          : rows.filter((r) => r[1] !== null).map((r) => r[1] as Buffer)))(rows);
-      });
+      // consecutive pops from one end of one key run as one call (./pop-batch.ts)
+      return s.server.store.submit(s, new BatchOp(kListPopBatch, { db: s.db, key: argv[1], left, count: single ? null : count }, null));
     },
   });
 }

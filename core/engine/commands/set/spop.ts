@@ -3,15 +3,14 @@
  * set in RESP3). Picks as in collection/random.ts; count ≥ size takes the whole set.
  * https://redis.io/commands/spop/
  */
-import { RespError, RespSet } from '../../reply';
+import { BatchOp } from '../../ops';
+import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
-import { dbArg, exec, goneNoted, nowArg, statusReply } from '../exec';
 import { positiveLong } from '../collection/args';
-import { randomH } from '../collection/random';
 import { defineCommand } from '../define';
 import { spopEvents } from './events';
 import { kOneKey } from '../spec';
-import { kSetSql } from './sql';
+import { kSpopBatch } from './spop-batch';
 
 export const spop = defineCommand({
   name: 'spop', arity: -2, flags: ['write', 'fast'], keys: kOneKey, acl: ['write', 'set', 'fast'],
@@ -28,10 +27,7 @@ export const spop = defineCommand({
       if (c instanceof RespError) return c;
       count = c;
     }
-    const values = [dbArg(s), argv[1], String(count), String(randomH()), nowArg()];
-    return exec(s, kSetSql.pop, values, (rows) => {
-      if (rows.length === 0) return single ? null : new RespSet([]);
-      return statusReply({}, () => goneNoted(rows, 2, single ? rows[0][1] as Buffer : new RespSet(rows.map((r) => r[1] as Buffer))))(rows);
-    });
+    // consecutive SPOPs of one key run as one call (./spop-batch.ts)
+    return s.server.store.submit(s, new BatchOp(kSpopBatch, { db: s.db, key: argv[1], count: single ? null : count }, null));
   },
 });

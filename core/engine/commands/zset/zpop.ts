@@ -3,15 +3,14 @@
  * scores: flat [member, score] without count; with count, [member, score] pairs in RESP3.
  * https://redis.io/commands/zpopmin/
  */
+import { BatchOp } from '../../ops';
 import { RespError } from '../../reply';
 import { Err } from '../../resp-errors';
 import { positiveLong } from '../collection/args';
-import { dbArg, exec, goneNoted, nowArg, statusReply } from '../exec';
 import { defineCommand } from '../define';
 import { zpopEvents } from './events';
 import { kOneKey, type CommandSpec } from '../spec';
-import { elements } from './reply';
-import { kZsetSql } from './sql';
+import { kZpopBatch } from './zpop-batch';
 
 function zpop(name: string, max: boolean, summary: string): CommandSpec {
   return defineCommand({
@@ -28,8 +27,9 @@ function zpop(name: string, max: boolean, summary: string): CommandSpec {
         if (c instanceof RespError) return c;
         count = c;
       }
-      return exec(s, kZsetSql.pop, [dbArg(s), argv[1], String(count), max ? 'true' : 'false', nowArg()],
-        (rows) => (rows.length === 0 ? [] : statusReply({}, () => goneNoted(rows, 3, elements(rows, 1, true, hasCount && s.proto === 3)))(rows)));
+      // consecutive pops from one end of one key run as one call (./zpop-batch.ts)
+      return s.server.store.submit(s, new BatchOp(kZpopBatch,
+        { db: s.db, key: argv[1], count: hasCount ? count : null, max, nested: hasCount && s.proto === 3 }, null));
     },
   });
 }
