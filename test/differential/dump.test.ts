@@ -111,4 +111,10 @@ describe('DUMP / RESTORE vs redis-server', () => {
     }
     assert.deepEqual(failures, []);
   });
+
+  it('DUMP of a stream is refused with an error, never nil (the key exists)', async () => {
+    assert.match(String(await p.call('XADD', 'dump:stream', '1-1', 'f', 'v')), /^1-1$/);
+    assert.deepEqual(await p.call('DUMP', 'dump:stream'), { error: 'ERR DUMP of stream keys is not supported by PostRESP yet' });
+    assert.equal(await p.call('DEL', 'dump:stream'), 1);
+  });
 });

@@ -28,7 +28,8 @@ export function dumpFunctions(s: string): string[] {
            WHERE m.db = p_db AND m.key = p_key;
          WHEN 4 THEN RETURN QUERY SELECT 4::int2, z.member, NULL::bytea, z.score FROM ${s}.zsets z
            WHERE z.db = p_db AND z.key = p_key ORDER BY z.score, z.member;
-         ELSE RETURN;
+         -- a stream: its type alone (DUMP refuses it; nil would say the key does not exist)
+         ELSE RETURN QUERY SELECT r.type, NULL::bytea, NULL::bytea, NULL::float8;
        END CASE;
      END $f$`,
     // p_a: the list's items, set members, hash fields or zset members; p_b hash values; p_sc scores
