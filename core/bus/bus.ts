@@ -22,7 +22,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import { globMatch } from '../engine/glob';
 import type { ItemKind } from './codec';
 import { blockedKey, interestKey, PatternSet, type InterestKind } from './interest';
-import { asBuffer, type BusToHub, type CountFrame, type HubToBus, type LocalFrame, type ViewEntry, type WireItems } from './messages';
+import { asBuffer, type BusToHub, type ScriptKind, type CountFrame, type HubToBus, type LocalFrame, type ViewEntry, type WireItems } from './messages';
 
 /** A subscribed client. deliver() returns false when the client is over its pubsub output limit
  * (it closes itself): the bus then drops every subscription it holds. */
@@ -98,6 +98,11 @@ export class MessageBus {
   }
 
   // ---------------------------------------------------------------- publishing
+
+  /** SCRIPT/FUNCTION KILL for the other instances: each stops the killable calls of that kind it runs. */
+  killRemote(kind: ScriptKind): void {
+    this.port.postMessage({ type: 'bus', op: 'kill', kind });
+  }
 
   /** Delivers at once to this worker's subscribers; returns the receivers in this process. */
   publish(channel: Buffer, message: Buffer, shard = false): number {

@@ -13,7 +13,7 @@
 import { globMatch } from '../engine/glob';
 import type { BusItem } from './codec';
 import { PatternSet } from './interest';
-import { itemsFromWire, itemsToWire, type BusToHub, type HubToBus, type ViewEntry } from './messages';
+import { itemsFromWire, itemsToWire, type BusToHub, type HubToBus, type ScriptKind, type ViewEntry } from './messages';
 
 export interface HubPort {
   postMessage(msg: HubToBus): void;
@@ -31,6 +31,10 @@ export interface RemoteLink {
   onRemoteInterest?: (key: string, present: boolean) => Promise<void>;
   /** set by the hub: the link was down and is back; wake-ups sent meanwhile were lost */
   onReconnected?: () => void;
+  /** tells every other instance to stop its killable calls of kind (SCRIPT/FUNCTION KILL) */
+  kill?(kind: ScriptKind): void;
+  /** set by the hub: another instance asked to stop this one's calls of kind */
+  onKill?: (kind: ScriptKind) => void;
 }
 
 export interface HubOptions {
@@ -39,6 +43,8 @@ export interface HubOptions {
   ackTimeoutMs?: number;
   /** a blocked-key interest stays registered this long after its last waiter (BRPOP loops) */
   keyLingerMs?: number;
+  /** another instance's SCRIPT/FUNCTION KILL: stop this process's killable calls of kind */
+  killScripts?: (kind: ScriptKind) => void;
 }
 
 const kDefaults = { ackTimeoutMs: 1000, keyLingerMs: 30_000 };
@@ -54,7 +60,7 @@ export class BusHub {
   private readonly linger = new Map<string, NodeJS.Timeout>();
   private readonly registered = new Set<string>();
   private nextAck = 1;
-  private readonly opts: Required<HubOptions>;
+  private readonly opts: Required<Omit<HubOptions, 'killScripts'>>;
 
   constructor(options: HubOptions, private readonly link?: RemoteLink) {
     this.opts = { ...kDefaults, ...options };
@@ -62,6 +68,7 @@ export class BusHub {
       link.onItems = (items) => this.fromRemote(items);
       link.onRemoteInterest = (key, present) => this.remoteChanged(key, present);
       link.onReconnected = () => this.wakeAll();
+      link.onKill = (kind) => options.killScripts?.(kind);
     }
   }
 
@@ -81,6 +88,9 @@ export class BusHub {
         break;
       case 'out':
         this.link?.send(itemsFromWire(msg.items));
+        break;
+      case 'kill':
+        this.link?.kill?.(msg.kind);
         break;
     }
   }

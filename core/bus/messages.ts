@@ -8,6 +8,7 @@
  *   worker ◀─done{id}──────────────── hub ◀─ack{id}──────────────────────  (each of them)
  *   worker ──out{items}─────────────▶ hub ──▶ Postgres (other instances)
  *   worker ◀─in{items}─────────────── hub ◀── Postgres
+ *   worker ──kill{kind}─────────────▶ hub ──▶ Postgres ──▶ other instances' hubs: stop their scripts
  */
 import type { BusItem, ItemKind } from './codec';
 
@@ -18,7 +19,11 @@ export type BusToHub =
   | { type: 'bus'; op: 'hello' }
   | { type: 'bus'; op: 'count'; id: number; key: string; n: number }
   | { type: 'bus'; op: 'ack'; id: number }
-  | { type: 'bus'; op: 'out'; items: WireItems };
+  | { type: 'bus'; op: 'out'; items: WireItems }
+  | { type: 'bus'; op: 'kill'; kind: ScriptKind };
+
+/** SCRIPT KILL stops EVAL scripts, FUNCTION KILL functions */
+export type ScriptKind = 'script' | 'function';
 
 /** others: subscriptions (or blocked clients) for key in the other workers of this process;
  * holders: those workers as bits (indexes 0–30; PUBLISH asks them for their count);

@@ -24,6 +24,7 @@ import { NativePgConnection, type PgParam } from '../engine/pg-driver/native-con
 import type { PgResult } from '../engine/pg-driver/result';
 import { decodeItem, packItems, parseHead, type BusItem, type ItemKind } from './codec';
 import type { RemoteLink } from './hub';
+import type { ScriptKind } from './messages';
 
 export interface PgLinkOptions {
   url: string;
@@ -81,6 +82,7 @@ export class PgLink implements RemoteLink {
   onItems?: (items: BusItem[]) => void;
   onRemoteInterest?: (key: string, present: boolean) => Promise<void>;
   onReconnected?: () => void;
+  onKill?: (kind: ScriptKind) => void;
 
   private conn: NativePgConnection | undefined;
   private closed = false;
@@ -168,6 +170,14 @@ export class PgLink implements RemoteLink {
     if (!this.conn || this.conn.closed) return;
     this.ops.push({ stmts: () => [['DELETE FROM bus_interest WHERE instance = $1 AND key = $2', [this.instance, Buffer.from(key, 'latin1')]],
       this.notify(`I${this.instance} ${++this.seq} -${Buffer.from(key, 'latin1').toString('base64')}`)] });
+    this.flush();
+  }
+
+  /** SCRIPT/FUNCTION KILL: every other instance stops its killable calls of kind (sent whatever
+   * the interest: a kill is rare and small) */
+  kill(kind: ScriptKind): void {
+    if (!this.conn || this.conn.closed) return;
+    this.ops.push({ stmts: () => [this.notify(`K${this.instance} ${++this.seq} ${kind === 'function' ? 'f' : 's'}`)] });
     this.flush();
   }
 
@@ -303,6 +313,9 @@ export class PgLink implements RemoteLink {
         return;
       case 'X':
         void this.replace(h.rest, null);
+        return;
+      case 'K':
+        this.onKill?.(h.rest === 'f' ? 'function' : 'script');
         return;
     }
   }

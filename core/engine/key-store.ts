@@ -35,6 +35,9 @@ export interface AtomicRequest {
   /** the last one before COMMIT, in one pipeline with it (script_end); sent only when `needed`
    * says so of the begin statement's rows (script_end: when script_begin placed something) */
   end?: { stmt: Statement; values: unknown[]; needed?: (begun: Rows) => boolean };
+  /** sent once, in one pipeline with the call's first write (scripting's script_wrote: marks the
+   * call as having written, for SCRIPT KILL on other instances) */
+  wrote?: Statement;
 }
 
 /** What the body of a call's transaction gets, once per attempt. */
@@ -45,6 +48,8 @@ export interface AtomicRun {
   readonly begun: Rows;
   /** 0, then 1, 2… when Postgres made the transaction start over (serialization failure, deadlock) */
   readonly attempt: number;
+  /** the call is about to write: the request's `wrote` statement goes with the next statement */
+  markWritten(): void;
 }
 
 export interface KeyStore {

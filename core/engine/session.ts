@@ -43,6 +43,8 @@ export interface ServerContext {
   /** pub/sub and wake-ups across workers and instances (core/bus) */
   readonly bus: MessageBus;
   readonly runId: string;
+  /** the worker's server log (loglevel applies) */
+  log?(line: string): void;
   /** this worker's ACL users (core/acl), equal on every worker */
   readonly acl: UserRegistry;
   readonly aclLog: AclLog;

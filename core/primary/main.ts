@@ -15,6 +15,7 @@ import { mergeCommands, mergeErrors } from '../metrics/aggregate';
 import { kPostrespVersion, kRedisVersion } from '../version';
 import { BusHub } from '../bus/hub';
 import { PgLink } from '../bus/pg-link';
+import { loadLuaAddon } from '../engine/scripting/native-lua';
 import { CacheLock } from './cache-lock';
 import { newVersionBuffer, VersionTable } from '../engine/cache/version-table';
 
@@ -54,7 +55,16 @@ async function main(): Promise<void> {
   // the message bus: between workers in the hub, between instances on one LISTEN connection
   const busLink = new PgLink({ url: storage.url, startupOptions: storage.startupOptions, schema: storage.schema,
     instance: server.runId.slice(0, 16), log });
-  server.bus = new BusHub({ log }, busLink);
+  // another instance's SCRIPT/FUNCTION KILL: the engine's running list is process-wide, so the
+  // primary stops the calls of every worker here (the addon is loaded on the first one)
+  const killScripts = (kind: 'script' | 'function'): void => {
+    try {
+      loadLuaAddon().kill(kind === 'function');
+    } catch (e) {
+      log(`${kind} kill from another instance: ${(e as Error).message}`);
+    }
+  };
+  server.bus = new BusHub({ log, killScripts }, busLink);
   server.infoSections = async () => {
     const persistence: [string, string | number][] = [['postresp_storage_mode', storage.storageMode],
       ['postresp_schema', storage.schema], ['postresp_postgres', storage.source.replace(/\s+/g, ' ')],

@@ -63,13 +63,13 @@ export class ScriptPool {
 
   private async attempts<T>(conn: NativePgConnection, req: AtomicRequest, body: (run: AtomicRun) => Promise<T>): Promise<T | RespError> {
     for (let attempt = 0; ; attempt++) {
-      const tx = new ScriptTx(conn, 'BEGIN ISOLATION LEVEL REPEATABLE READ');
+      const tx = new ScriptTx(conn, 'BEGIN ISOLATION LEVEL REPEATABLE READ', req.wrote?.text);
       const begun = req.begin ? await tx.rows(req.begin.stmt.text, req.begin.values) : [];
       const ran = !tx.failed;
       let value: T | undefined;
       if (ran) {
         try {
-          value = await body({ store: new ScriptStore(tx), begun, attempt });
+          value = await body({ store: new ScriptStore(tx), begun, attempt, markWritten: () => tx.markWritten() });
         } catch (e) {
           tx.failure ??= e as Error;
         }

@@ -13,6 +13,9 @@
  *   anything else (connection lost…)            → `failure`: roll back, the client gets the error
  * Statements after it are not sent (Postgres would refuse them with 25P02): they fail at once, so
  * a script looping on redis.pcall reaches its end quickly and is re-run or answered.
+ *
+ * markWritten(): the call's first write takes the request's `wrote` statement along in its own
+ * pipeline (script_wrote, for SCRIPT KILL on other instances): one more statement, no round trip.
  */
 import type { NativePgConnection, PgParam } from '../../core/engine/pg-driver/native-conn';
 import { PgAbortedError } from '../../core/engine/pg-driver/errors';
@@ -31,9 +34,20 @@ export class ScriptTx implements Pipeline {
 
   /** BEGIN … until the first statement takes it along */
   private begin: string | undefined;
+  /** the request's `wrote` statement, once markWritten() asked for it, until a statement takes it along */
+  private wrote: string | undefined;
+  private wroteSql: string | undefined;
 
-  constructor(private readonly conn: NativePgConnection, begin: string) {
+  constructor(private readonly conn: NativePgConnection, begin: string, wroteSql?: string) {
     this.begin = begin;
+    this.wroteSql = wroteSql;
+  }
+
+  /** The call is about to write: the `wrote` statement rides with the next statement (once). */
+  markWritten(): void {
+    if (this.wroteSql === undefined) return;
+    this.wrote = this.wroteSql;
+    this.wroteSql = undefined;
   }
 
   get failed(): boolean {
@@ -49,6 +63,10 @@ export class ScriptTx implements Pipeline {
     }
     this.statements++;
     this.sendBegin();
+    if (this.wrote !== undefined) {
+      this.conn.send(this.wrote, [], (err) => { if (err) this.note(err); });
+      this.wrote = undefined;
+    }
     let stmtErr: Error | null = null;
     let stmtRes: Parameters<Done>[1] = null;
     this.conn.send(sql, values as readonly PgParam[], (err, res) => {

@@ -12,7 +12,7 @@
  */
 import { kRedisVersion } from '../../version';
 import { loadLuaAddon, LuaAddon } from './native-lua';
-import { flagNames, kKillReplies, ScriptFlag } from './errors';
+import { flagNames, kKillReplies, type KillResult, ScriptFlag } from './errors';
 
 /** What a running script can ask of the server. */
 export interface ScriptHost {
@@ -150,7 +150,12 @@ export class ScriptEngine {
 
   /** SCRIPT KILL (`script`) / FUNCTION KILL (`function`) from any worker thread: the reply bytes. */
   kill(kind: 'script' | 'function'): Buffer {
-    return kKillReplies[kind][this.addon.kill(kind === 'function')];
+    return kKillReplies[kind][this.killLocal(kind)];
+  }
+
+  /** Stops this process's killable calls of kind; what it found. */
+  killLocal(kind: 'script' | 'function'): KillResult {
+    return this.addon.kill(kind === 'function') as KillResult;
   }
 
   running(): { kind: 'script' | 'function'; name: string; ms: number; written: boolean }[] {

@@ -24,8 +24,11 @@ const notBusy = '-NOTBUSY No scripts in execution right now.\r\n';
 const unkillable = '-UNKILLABLE Sorry the script already executed write commands against the dataset. You can either ' +
   'wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.\r\n';
 
-/** Replies of SCRIPT KILL / FUNCTION KILL by the addon's result code (ok, notbusy, unkillable,
- *  wrong kind running). */
+/** What SCRIPT KILL / FUNCTION KILL found (the addon's result codes) */
+export const kKill = { ok: 0, notBusy: 1, unkillable: 2, wrongKind: 3 } as const;
+export type KillResult = (typeof kKill)[keyof typeof kKill];
+
+/** Replies of SCRIPT KILL / FUNCTION KILL by result code. */
 export const kKillReplies: Record<'script' | 'function', Buffer[]> = {
   script: ['+OK\r\n', notBusy, unkillable, busyScript].map((s) => Buffer.from(s)),
   function: ['+OK\r\n', notBusy, unkillable, busyEval].map((s) => Buffer.from(s)),

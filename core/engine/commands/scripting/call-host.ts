@@ -47,8 +47,12 @@ export class CallHost implements ScriptHost {
   private readonly writer = new ReplyWriter(256);
   private readonly verdict = { code: 0, pos: 0 };
 
-  constructor(private readonly caller: Session, store: KeyStore, public readOnly: boolean) {
+  /** told before the call's first write (the transaction marks itself written: ./kill.ts) */
+  private onFirstWrite: (() => void) | undefined;
+
+  constructor(private readonly caller: Session, store: KeyStore, public readOnly: boolean, onFirstWrite?: () => void) {
     this.session = new ScriptSession(caller, store);
+    this.onFirstWrite = onFirstWrite;
   }
 
   call(argv: Buffer[], resp: 2 | 3, run: ScriptRun): Promise<Buffer> | Buffer {
@@ -69,6 +73,10 @@ export class CallHost implements ScriptHost {
     const write = (bits & kFlagWrite) !== 0;
     if (write) {
       run.markWritten();
+      if (this.onFirstWrite !== undefined) {
+        this.onFirstWrite();
+        this.onFirstWrite = undefined;
+      }
       if (server.writeHook.beforeActive) server.writeHook.before(db, spec, argv);
     }
     let result: RunResult;

@@ -10,6 +10,7 @@ import { Raw, RespError, type Reply } from '../../reply';
 import type { Session } from '../../session';
 import { encodeBufferArray, int2Array, int8 } from '../../pg-driver/binary-array';
 import { CallHost } from './call-host';
+import { callEnded, callStarted } from './slow-calls';
 import { kScriptingSql } from './sql';
 
 export interface CallPlan {
@@ -21,6 +22,8 @@ export interface CallPlan {
   check?: string;
   /** FCALL: the first statement also reads the function-library version */
   libraries?: boolean;
+  /** FCALL's function (the slow-call log line names it; EVAL's is its sha) */
+  fn?: string;
   readOnly: boolean;
   /** runs the script with `host` once the keys are locked; the reply bytes (or an error reply) */
   run(host: CallHost, begun: Rows, store: import('../../key-store').KeyStore): Promise<Buffer>;
@@ -34,7 +37,7 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
   const { keys } = plan;
   const dbs = int2Array(keys.map(() => db));
   const names = encodeBufferArray(keys);
-  const req: AtomicRequest = {};
+  const req: AtomicRequest = { wrote: kScriptingSql.wrote };
   if (keys.length > 0 || plan.store !== undefined || plan.check !== undefined || plan.libraries) {
     const sha = plan.store?.sha ?? plan.check ?? null;
     req.begin = { stmt: kScriptingSql.begin, values: [dbs, names, int8(Date.now()), sha, plan.store?.body ?? null] };
@@ -46,9 +49,14 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
   const hook = s.server.writeHook;
   let out: Buffer | RespError;
   try {
-    out = await s.server.store.atomic(s, req, (tx) => {
-      host = new CallHost(s, tx.store, plan.readOnly);
-      return plan.run(host, tx.begun, tx.store);
+    out = await s.server.store.atomic(s, req, async (tx) => {
+      host = new CallHost(s, tx.store, plan.readOnly, tx.markWritten);
+      const watched = callStarted(s.server, plan.fn === undefined ? 'script' : 'function', plan.fn ?? plan.store?.sha ?? plan.check ?? '?');
+      try {
+        return await plan.run(host, tx.begun, tx.store);
+      } finally {
+        callEnded(watched);
+      }
     });
   } finally {
     // the read cache's second bump for every write the call made, whatever the outcome (thrown included)

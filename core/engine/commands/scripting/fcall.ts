@@ -44,7 +44,7 @@ function fcallCommand(name: string, ro: boolean) {
       }
       const { keys, args } = split;
       return runCall(s, {
-        keys, libraries: true, readOnly: ro,
+        keys, libraries: true, readOnly: ro, fn,
         async run(host, begun, store) {
           await syncLibraries(engine, Number(begun[0]?.[0] ?? 0), async () =>
             librarySet(await store.exec(s, kScriptingSql.libraries, [], (rows) => rows as never) as unknown as Rows));

@@ -2,7 +2,7 @@
  * FUNCTION LOAD [REPLACE] | DELETE | FLUSH [ASYNC|SYNC] | LIST [WITHCODE] [LIBRARYNAME pattern] |
  * DUMP | RESTORE payload [FLUSH|APPEND|REPLACE] | STATS | KILL | HELP. Libraries live in Postgres
  * and every instance's engine follows them (./libraries.ts, ./library-change.ts); KILL stops the
- * functions of this process (any worker thread) that have not written yet.
+ * functions that have not written yet, of this process or else of any instance (./kill.ts).
  * https://redis.io/commands/function-load/
  */
 import { Raw, RespError, RespMap, RespSet, Simple, type Reply } from '../../reply';
@@ -14,6 +14,7 @@ import { engineOf } from './engine-of';
 import { kFunctionHelp } from './help-text';
 import { changeLibraries, currentLibraries } from './library-change';
 import { flushModeOk } from './script';
+import { killCalls } from './kill';
 import { dumpLibraries, restore } from './function-dump';
 
 const acl = ['slow', 'scripting'];
@@ -128,7 +129,7 @@ const kill = defineCommand({
   name: 'function|kill', arity: 2, flags: ['noscript', 'allow_busy'], acl, group, since,
   tips: ['request_policy:all_shards', 'response_policy:one_succeeded'],
   summary: 'Kill the function currently in execution.',
-  run: (s) => new Raw(engineOf(s).kill('function')),
+  run: (s) => killCalls(s, 'function'),
 });
 
 const help = defineCommand({

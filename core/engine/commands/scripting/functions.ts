@@ -16,10 +16,24 @@
  * A placeholder is what every command already treats as a missing key (transactions/functions.ts:
  * readers see it expired, creators go through it, DEL/FLUSH/the sweeper skip it), and it is never
  * committed, so nobody else ever sees one.
+ *
+ * Running scripts, seen from every instance (SCRIPT KILL / FUNCTION KILL, ./kill.ts): script_begin
+ * also takes a shared transaction-scoped advisory lock (class, 1) for EVAL or (class, 2) for FCALL,
+ * and the first write of the call takes (class, 3) (script_wrote, pipelined with that write). Shared
+ * locks never wait; they go with the transaction, so pg_locks shows each running call, its kind
+ * and whether it wrote (scripts_running), with no table written and no round trip added. The class
+ * is per schema: instances on other schemas of the database are not counted.
  */
+import { createHash } from 'node:crypto';
 import { kWatchMark } from '../kv-row';
 
+/** The advisory-lock class of this schema's running calls (31 bits: pg_locks.classid is an oid). */
+export function scriptLockClass(schema: string): number {
+  return createHash('sha1').update(`postresp.scripts:${schema}`).digest().readUInt32BE(0) & 0x7fffffff;
+}
+
 export function scriptingFunctions(s: string): string[] {
+  const cls = scriptLockClass(s);
   return [
     `CREATE OR REPLACE FUNCTION ${s}.script_begin(p_dbs int2[], p_keys bytea[], p_now int8, p_sha text, p_body bytea,
        OUT lib_version int8, OUT placed int4, OUT known bool)
@@ -32,6 +46,7 @@ export function scriptingFunctions(s: string): string[] {
          known := EXISTS (SELECT 1 FROM ${s}.scripts sc WHERE sc.sha = p_sha);
          IF NOT known THEN RETURN; END IF;
        END IF;
+       PERFORM pg_advisory_xact_lock_shared(${cls}, CASE WHEN p_sha IS NULL THEN 2 ELSE 1 END);
        -- (db, key) order, like every multi-row writer: two scripts on the same keys never deadlock
        FOR w IN SELECT DISTINCT t.db, t.key FROM unnest(p_dbs, p_keys) AS t(db, key) ORDER BY t.db, t.key LOOP
          LOOP
@@ -54,6 +69,19 @@ export function scriptingFunctions(s: string): string[] {
      RETURNS void LANGUAGE sql AS $f$
        DELETE FROM ${s}.kv k USING unnest(p_dbs, p_keys) AS t(db, key)
         WHERE k.db = t.db AND k.key = t.key AND k.type = ${kWatchMark} AND k.card = 0 AND k.version = txid_current()
+     $f$`,
+    `CREATE OR REPLACE FUNCTION ${s}.script_wrote() RETURNS void LANGUAGE sql AS $f$
+       SELECT pg_advisory_xact_lock_shared(${cls}, 3)
+     $f$`,
+    // one row per running call of this schema, on any instance: kind 1 EVAL, 2 FCALL; call: its
+    // transaction (a connection's next call is another one)
+    `CREATE OR REPLACE FUNCTION ${s}.scripts_running(OUT kind int4, OUT written bool, OUT call text) RETURNS SETOF record
+     LANGUAGE sql STABLE AS $f$
+       SELECT max(l.objid::int8) FILTER (WHERE l.objid::int8 IN (1, 2))::int4, bool_or(l.objid::int8 = 3), l.virtualtransaction
+         FROM pg_locks l
+        WHERE l.locktype = 'advisory' AND l.granted AND l.classid = ${cls}::oid AND l.objsubid = 2
+          AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
+        GROUP BY l.virtualtransaction
      $f$`,
   ];
 }

@@ -3,15 +3,16 @@
  * FLUSH empties this process's engine and Postgres's table; another instance's engine keeps its
  * compiled bodies, but its EVALSHA checks Postgres in the call's first statement (NOSCRIPT, and
  * it empties its engine too) and its SCRIPT EXISTS asks Postgres only. KILL stops the EVAL scripts
- * of this process (any worker thread) that have not written yet.
+ * that have not written yet, of this process or else of any instance on the schema (./kill.ts).
  * https://redis.io/commands/script-load/
  */
-import { Raw, RespError, type Reply } from '../../reply';
+import { RespError, type Reply } from '../../reply';
 import { kOk } from '../../shared-replies';
 import { eqIgnoreCase } from '../args';
 import { defineCommand } from '../define';
 import { engineOf } from './engine-of';
 import { kScriptHelp } from './help-text';
+import { killCalls } from './kill';
 import { kScriptingSql } from './sql';
 
 const acl = ['slow', 'scripting'];
@@ -69,7 +70,7 @@ const kill = defineCommand({
   name: 'script|kill', arity: 2, flags: ['noscript', 'allow_busy'], acl, group, since: '2.6.0',
   tips: ['request_policy:all_shards', 'response_policy:one_succeeded'],
   summary: 'Kill the script currently in execution.',
-  run: (s) => new Raw(engineOf(s).kill('script')),
+  run: (s) => killCalls(s, 'script'),
 });
 
 const help = defineCommand({

@@ -11,6 +11,10 @@ export const kScriptingSql = {
   begin: call('script_begin', 'lib_version, placed, known', 'int2[]', 'bytea[]', 'int8', 'text', 'bytea'),
   /** before COMMIT: the placeholders of absent KEYS go */
   end: call('script_end', '', 'int2[]', 'bytea[]'),
+  /** with the call's first write, in its pipeline: other instances' KILL now answer UNKILLABLE */
+  wrote: { text: 'SELECT script_wrote()' },
+  /** SCRIPT/FUNCTION KILL: the calls running on any instance (kind 1 EVAL, 2 FCALL; written; its transaction) */
+  running: { text: 'SELECT kind, written, call FROM scripts_running()' },
   /** EVALSHA / SCRIPT EXISTS of a sha this process has not seen */
   body: { text: 'SELECT body FROM scripts WHERE sha = $1::text' },
   exist: { text: 'SELECT s.sha FROM scripts s WHERE s.sha = ANY ($1::text[])' },
