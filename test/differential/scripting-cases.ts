@@ -65,6 +65,10 @@ export const kCommandCases: Cmd[] = [
   ['SCRIPT', 'FLUSH', 'bad'], ['SCRIPT', 'FLUSH', 'ASYNC', 'x'], ['SCRIPT', 'FLUSH', 'sync'],
   ['EVALSHA', 'c6453fdc3a6d02edfd89d1ba61ab2bbd5ee98c97', '0'], ['SCRIPT', 'EXISTS', 'c6453fdc3a6d02edfd89d1ba61ab2bbd5ee98c97'],
   ['SCRIPT', 'FLUSH'], ['SCRIPT', 'KILL'], ['SCRIPT', 'KILL', 'x'], ['SCRIPT', 'HELP'], ['SCRIPT', 'NOPE'], ['SCRIPT'],
+  // CLUSTER as a redis-server without cluster support; RESET is noscript, the rest reach the command
+  ['CLUSTER', 'INFO'], ['CLUSTER', 'NODES'], ['CLUSTER', 'HELP'], ['CLUSTER', 'RESET', 'HARD'], ['CLUSTER', 'NOPE'], ['CLUSTER'],
+  ['CLUSTER', 'KEYSLOT'], ev("return redis.call('cluster', 'reset', 'hard')", '0'), ev("return redis.pcall('cluster', 'info')", '0'),
+  ev("return redis.call('cluster', 'nope')", '0'),
   // functions
   ['FUNCTION', 'FLUSH'], ['FUNCTION', 'LIST'], ['FCALL', 'setget', '1', 'fk', 'v'], ['FCALL', 'setget', 'x'],
   ['FUNCTION', 'LOAD', kLib], ['FUNCTION', 'LOAD', kLib], ['FUNCTION', 'LOAD', 'REPLACE', kLib], ['FUNCTION', 'LOAD', 'BAD', kLib],

@@ -34,6 +34,21 @@ describe('scripting commands against redis-server 7.0.15', () => {
     });
   }
 
+  it('counts cached scripts in INFO memory as redis-server does, 0 after SCRIPT FLUSH', async () => {
+    await resetScripts();
+    const field = async (c: RawClient): Promise<string | undefined> =>
+      /number_of_cached_scripts:(\d+)/.exec(String(await c.call('INFO', 'memory')))?.[1];
+    for (const port of [oracle.redis.port, oracle.postresp.port]) {
+      const c = await RawClient.connect(port);
+      for (let i = 0; i < 5; i++) await c.call('SCRIPT', 'LOAD', `return ${i}`);
+      await c.call('EVAL', 'return 5', '0');
+      assert.equal(await field(c), '6', `port ${port}`);
+      await c.call('SCRIPT', 'FLUSH', 'ASYNC');
+      assert.equal(await field(c), '0', `port ${port}`);
+      c.close();
+    }
+  });
+
   it('restores a FUNCTION DUMP of the other server (LZF-compressed from redis-server, plain from PostRESP)', async () => {
     await resetScripts();
     const redis = await RawClient.connect(oracle.redis.port);

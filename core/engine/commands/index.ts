@@ -1,4 +1,5 @@
 /** Every command PostRESP serves, in one table. */
+import { cluster } from './server/cluster';
 import { CommandTable } from './registry';
 import type { CommandSpec } from './spec';
 import { auth } from './connection/auth';
@@ -35,7 +36,7 @@ import { kBitmapCommands } from './bitmap';
 import { kDumpCommands } from './dump';
 
 export const kConnectionCommands: CommandSpec[] = [auth, client, echo, hello, ping, quit, reset, select];
-export const kServerCommands: CommandSpec[] = [aclCommand, command, config, debug, info, latency, save, bgsave, lastsave, shutdown, time];
+export const kServerCommands: CommandSpec[] = [aclCommand, cluster, command, config, debug, info, latency, save, bgsave, lastsave, shutdown, time];
 
 /** Each family's index lists its commands; adding a family = one import and one spread here. */
 export function allCommands(): CommandSpec[] {

@@ -17,6 +17,11 @@ export const kScriptingSql = {
   running: { text: 'SELECT kind, written, call FROM scripts_running()' },
   /** EVALSHA / SCRIPT EXISTS of a sha this process has not seen */
   body: { text: 'SELECT body FROM scripts WHERE sha = $1::text' },
+  /** INFO memory: stored scripts, their bytes, the libraries' bytes */
+  sizes: {
+    text: `SELECT (SELECT count(*) FROM scripts)::int8, (SELECT coalesce(sum(length(body)), 0) FROM scripts)::int8,
+      (SELECT coalesce(sum(length(code)), 0) FROM function_libraries)::int8`,
+  },
   exist: { text: 'SELECT s.sha FROM scripts s WHERE s.sha = ANY ($1::text[])' },
   store: { text: 'INSERT INTO scripts (sha, body) VALUES ($1::text, $2::bytea) ON CONFLICT (sha) DO NOTHING' },
   flush: { text: 'DELETE FROM scripts' },

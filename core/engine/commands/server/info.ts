@@ -13,6 +13,7 @@ import { defineCommand } from '../define';
 import type { WorkerStats } from '../../../messages';
 import { mergeCommands, mergeErrors } from '../../../metrics/aggregate';
 import { quantile } from '../../../metrics/log2-histogram';
+import { scriptingMemoryFields } from '../scripting/info-fields';
 
 type Fields = [string, string | number][];
 
@@ -50,7 +51,7 @@ function sum(ws: WorkerStats[], f: (w: WorkerStats) => number): number {
   return ws.reduce((a, w) => a + f(w), 0);
 }
 
-function sections(s: Session, d: InfoData): Record<string, () => Fields> {
+function sections(s: Session, d: InfoData, scripting: Fields): Record<string, () => Fields> {
   const w = d.workers;
   const now = Date.now();
   const up = Math.floor((now - s.server.startedAt) / 1000);
@@ -74,7 +75,7 @@ function sections(s: Session, d: InfoData): Record<string, () => Fields> {
     ],
     memory: () => [
       ['used_memory', mem.heapUsed + mem.external], ['used_memory_human', human(mem.heapUsed + mem.external)],
-      ['used_memory_rss', mem.rss], ['used_memory_rss_human', human(mem.rss)],
+      ['used_memory_rss', mem.rss], ['used_memory_rss_human', human(mem.rss)], ...scripting,
       ['maxmemory', 0], ['maxmemory_human', '0B'], ['maxmemory_policy', 'noeviction'], ['mem_allocator', 'node'],
     ],
     persistence: () => [['loading', 0], ['async_loading', 0], ['rdb_changes_since_last_save', 0],
@@ -165,8 +166,8 @@ export const info = defineCommand({
   summary: 'Returns information and statistics about the server.',
   async run(s, argv) {
     const wanted = wantedSections(argv.slice(1).map(lower));
-    const data = await s.server.info();
-    const all = sections(s, data);
+    const [data, scripting] = await Promise.all([s.server.info(), wanted.has('memory') ? scriptingMemoryFields(s) : []]);
+    const all = sections(s, data, scripting);
     const parts: string[] = [];
     for (const [name] of kOrder) {
       if (!wanted.has(name)) continue;
