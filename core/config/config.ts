@@ -8,7 +8,7 @@ import path from 'node:path';
 import { PostrespError, kErrConfig } from '../errors';
 import { kOptions, kOptionsByName, type OptionSpec } from './options';
 import { formatValue, parseMemory, parseValue, type OptionValue } from './values';
-import { formatNotifyFlags, kNotifyError, parseNotifyFlags } from './notify-flags';
+import { formatNotifyFlags, kNotifyError, parseNotifyFlags, storedNotifyFlags } from './notify-flags';
 
 export interface OutputLimit { hard: number; soft: number; softSeconds: number }
 
@@ -48,10 +48,10 @@ export class Config {
     const v = parseValue(spec, text);
     if (typeof v === 'object') return v.error;
     if (name === 'notify-keyspace-events') {
-      // kept in Redis's printed form: CONFIG GET shows what Redis would
+      // kept in Redis's printed form (plus an `n` that form drops): CONFIG GET shows what Redis would
       const flags = parseNotifyFlags(String(v));
       if (flags === undefined) return kNotifyError;
-      this.values.set(name, formatNotifyFlags(flags));
+      this.values.set(name, storedNotifyFlags(flags));
       return undefined;
     }
     if (name === 'client-output-buffer-limit') {
@@ -68,6 +68,7 @@ export class Config {
 
   format(name: string): string {
     const spec = kOptionsByName.get(name)!;
+    if (name === 'notify-keyspace-events') return formatNotifyFlags(parseNotifyFlags(this.str(name)) ?? 0);
     return formatValue(spec, this.get(name));
   }
 

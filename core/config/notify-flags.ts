@@ -34,6 +34,15 @@ export function parseNotifyFlags(text: string): number | undefined {
   return flags;
 }
 
+/**
+ * The form the config keeps: Redis's printed one, plus `n` where that drops it. Redis keeps the
+ * flags as a number, so `KEAn` prints `AKE` yet fires `new`; the text must not lose it either.
+ */
+export function storedNotifyFlags(flags: number): string {
+  const shown = formatNotifyFlags(flags);
+  return (flags & kNotify.new) !== 0 && !shown.includes('n') ? `${shown}n` : shown;
+}
+
 export function formatNotifyFlags(flags: number): string {
   let out = '';
   if ((flags & kNotifyAll) === kNotifyAll) out = 'A';

@@ -40,7 +40,7 @@ export const kEventClass: ReadonlyMap<string, number> = new Map([
   ['georadiusstore', z], ['geosearchstore', z],
   ['xadd', t], ['xtrim', t], ['xdel', t], ['xsetid', t], ['xgroup-create', t], ['xgroup-createconsumer', t],
   ['xgroup-delconsumer', t], ['xgroup-destroy', t], ['xgroup-setid', t],
-  ['expired', kNotify.expired], ['evicted', kNotify.evicted], ['new', kNotify.new],
+  ['expired', kNotify.expired], ['evicted', kNotify.evicted], ['new', kNotify.new], ['keymiss', kNotify.keyMiss],
 ]);
 
 export class KeyspaceNotifier {
@@ -57,6 +57,8 @@ export class KeyspaceNotifier {
   configure(flags: number): void {
     this.flags = flags;
     const on = (flags & (kNotify.keyspace | kNotify.keyevent)) !== 0 && (flags & ~(kNotify.keyspace | kNotify.keyevent)) !== 0;
+    // new, keymiss and lazy expired need each keyed command's keys probed (key-presence.ts)
+    this.hook.presence = on && (flags & (kNotify.new | kNotify.keyMiss | kNotify.expired)) !== 0;
     if (on && this.unlisten === undefined) this.unlisten = this.hook.listen({ committed: this.onEvent });
     else if (!on && this.unlisten !== undefined) {
       this.unlisten();
@@ -68,7 +70,8 @@ export class KeyspaceNotifier {
     if (key === null || maybe) return;
     const cls = kEventClass.get(event);
     if (cls === undefined || (this.flags & cls) === 0) return;
-    if (cls === kNotify.expired && this.workerIndex !== 0) return;
+    // the sweeper's keys reach every listening worker: worker 0 publishes them; a lazy expiry, its finder
+    if (cls === kNotify.expired && this.workerIndex !== 0 && this.hook.sweeping) return;
     this.publish(db, event, key);
   };
 

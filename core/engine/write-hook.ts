@@ -17,6 +17,7 @@
 import { RespError, type Reply } from './reply';
 import { keysOf, type CommandSpec } from './commands/spec';
 import { PendingReply, type Outcome } from './pending-reply';
+import { lookupEvents, withNewEvents, type Event } from './key-presence';
 
 /**
  * One event. key null: every key of db (FLUSHDB, SWAPDB); db -1 with key null: every key of
@@ -60,6 +61,10 @@ export class WriteHook {
   beforeActive = false;
   /** an after listener is registered */
   afterActive = false;
+  /** a listener wants key presence (`new`, `keymiss`, lazy `expired`): dispatch probes keyed commands (key-presence.ts) */
+  presence = false;
+  /** the sweeper's expired keys are being reported (every listening worker hears them; one publishes) */
+  sweeping = false;
   private committedList: Emit[] = [];
   private beforeList: NonNullable<WriteListener['before']>[] = [];
   private afterList: NonNullable<WriteListener['after']>[] = [];
@@ -94,13 +99,30 @@ export class WriteHook {
     for (const l of this.committedList) l(db, event, key, maybe);
   };
 
-  /** A command's reply became final after its write committed (direct command, or EXEC's queued one). */
-  command(db: number, spec: CommandSpec, argv: Buffer[], reply: Reply, note?: Outcome): void {
+  /**
+   * A command's reply became final after its write committed (direct command, or EXEC's queued one).
+   * status: its keys' presence before it ran (key-presence.ts), when probed.
+   */
+  command(db: number, spec: CommandSpec, argv: Buffer[], reply: Reply, note?: Outcome, status?: Map<string, number>): void {
+    if (status !== undefined && this.active) return this.withPresence(db, spec, argv, reply, note, status);
     const decl = spec.events;
     if (decl === undefined || reply instanceof RespError || !this.active) return;
     if (typeof decl !== 'string') return decl(this.emit, db, argv, reply, note);
     const keys = keysOf(spec, argv);
     if (keys !== undefined) for (const k of keys) this.emit(db, decl, k, false);
+  }
+
+  /** The lookup events first, then the command's own with `new` where it created a key. */
+  private withPresence(db: number, spec: CommandSpec, argv: Buffer[], reply: Reply, note: Outcome | undefined,
+    status: Map<string, number>): void {
+    lookupEvents(this.emit, db, spec, argv, reply, status);
+    const decl = spec.events;
+    if (decl === undefined || reply instanceof RespError) return;
+    const events: Event[] = [];
+    const collect: Emit = (d, e, k, m) => { events.push([d, e, k, m]); };
+    if (typeof decl !== 'string') decl(collect, db, argv, reply, note);
+    else for (const k of keysOf(spec, argv) ?? []) collect(db, decl, k, false);
+    withNewEvents(events, db, status, this.emit);
   }
 
   /** A write command is about to be sent. */
@@ -116,6 +138,11 @@ export class WriteHook {
   /** The sweeper deleted these expired keys (Redis's `expired`). */
   expired(dbs: readonly number[], keys: readonly Buffer[]): void {
     if (!this.active) return;
-    for (let i = 0; i < keys.length; i++) this.emit(dbs[i], 'expired', keys[i], false);
+    this.sweeping = true;
+    try {
+      for (let i = 0; i < keys.length; i++) this.emit(dbs[i], 'expired', keys[i], false);
+    } finally {
+      this.sweeping = false;
+    }
   }
 }

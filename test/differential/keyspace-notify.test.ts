@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { RawClient, encode, type Value } from '../e2e/resp-client';
 import { Oracle } from './oracle';
 import { kEventCases, type EventCase } from './write-events-cases';
-import { runCase } from './write-events-redis';
+import { compareNotifications } from './keyspace-notify-compare';
 
 const kFence = 'postresp-test-fence';
 
@@ -20,41 +20,7 @@ let oracle: Oracle;
 before(async () => { oracle = await Oracle.start(['--workers', '2', '--storage-mode', 'unlogged']); });
 after(async () => { await oracle?.stop(); });
 
-/** per case, `channel message` of each notification */
-async function notifications(port: number, cases: readonly EventCase[], flags: string): Promise<string[][]> {
-  const sub = await RawClient.connect(port);
-  const cmd = await RawClient.connect(port);
-  try {
-    sub.send(encode('PSUBSCRIBE', '*'));
-    await sub.read(1);
-    const out: string[][] = [];
-    for (let i = 0; i < cases.length; i++) {
-      await runCase(cmd, cases[i], flags);
-      await cmd.call('PUBLISH', kFence, String(i));
-      const got: string[] = [];
-      for (;;) {
-        const [m] = await sub.read(1) as Value[][];
-        if (m[2] === kFence) break;
-        if (!String(m[2]).endsWith(':expired') && m[3] !== 'expired') got.push(`${m[2]} ${m[3]}`);
-      }
-      out.push(got);
-    }
-    await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', '');
-    return out;
-  } finally {
-    sub.close();
-    cmd.close();
-  }
-}
-
-async function compare(cases: readonly EventCase[], flags: string): Promise<number> {
-  const [theirs, ours] = [await notifications(oracle.redis.port, cases, flags), await notifications(oracle.postresp.port, cases, flags)];
-  const failures = cases.flatMap((k, i) => JSON.stringify(ours[i]) === JSON.stringify(theirs[i]) ? [] :
-    [`${k.cmd.join(' ')}${k.setup.length ? ` (after ${k.setup.map((s) => s.join(' ')).join('; ')})` : ''}: ` +
-      `postresp ${JSON.stringify(ours[i])}, redis-server ${JSON.stringify(theirs[i])}`]);
-  assert.deepEqual(failures, [], `notify-keyspace-events ${flags}: ${failures.length} of ${cases.length} cases differ:\n${failures.join('\n')}`);
-  return theirs.reduce((n, e) => n + e.length, 0);
-}
+const compare = (cases: readonly EventCase[], flags: string): Promise<number> => compareNotifications(oracle, cases, flags);
 
 describe('keyspace notifications vs redis-server', () => {
   it('KEA: every write command\'s cases, both channel kinds', async () => {
