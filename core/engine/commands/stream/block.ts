@@ -50,8 +50,9 @@ function streamTarget(w: StreamWait): BlockingTarget {
 
 /**
  * The reply of a BLOCK read: its first read's when that serves something, else a blocked call's
- * (`wait`). `start` runs the first read, after resolving '$' (XREAD) in a statement of its own:
- * the ids are taken when the call starts, before any later write of another client is queued.
+ * (`wait`). `start` gives the first read and the ids a retry reads after: XREAD resolves '$' in a
+ * statement of its own, sent with the first read in one tick, before any later write of another
+ * client is queued on the lane.
  * The client's later commands wait from now on.
  */
 export function readOrBlock(s: Session, start: PromiseLike<{ first: PendingReply; wait: StreamWait }>): PendingReply {

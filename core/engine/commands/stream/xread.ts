@@ -155,8 +155,12 @@ function runRead(s: Session, a: ReadArgs): Reply | PromiseLike<Reply> {
   const mayBlock = a.timeout !== undefined && mayBlockHere(s);
   if (!mayBlock) return read(a.ms, a.seq);
   const ids = a.ms.some((m) => m === null) ? resolveDollar(s, a) : Promise.resolve({ ms: a.ms, seq: a.seq });
+  // sent in the same tick as '$' (x_read reads NULL as '$'): sent once the ids had answered, a
+  // write of another client on this lane queued meanwhile came first (a SET right after the XREAD
+  // made it WRONGTYPE where Redis blocks: stream-cgroups "Blocking XREAD: key type changed with SET")
+  const first = read(a.ms, a.seq);
   return readOrBlock(s, ids.then(({ ms, seq }) => ({
-    first: read(ms, seq),
+    first,
     wait: {
       db: s.db, keys: a.keys, timeoutMs: a.timeout!,
       // a key that became another type meanwhile keeps XREAD blocked (Redis 7.0)
