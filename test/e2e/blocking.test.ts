@@ -79,6 +79,50 @@ describe('blocking across instances and workers', () => {
     assert.equal(await waiterRows(), 0);
   });
 
+  it('ten XREADGROUP readers of one group blocked on both instances are served in the order they blocked', async () => {
+    const writer = await client(b);
+    await writer.call('XGROUP', 'CREATE', 'xfifo', 'g', '$', 'MKSTREAM');
+    await writer.call('XGROUP', 'CREATE', 'xfifo', 'other', '$');
+    const readers: RawClient[] = [];
+    for (let i = 0; i < 10; i++) {
+      const s = i % 2 === 0 ? a : b;
+      const c = await client(s);
+      c.send(encode('XREADGROUP', 'GROUP', 'g', `c${i}`, 'COUNT', '1', 'BLOCK', '0', 'STREAMS', 'xfifo', '>'));
+      await blocked(s, Math.floor(i / 2) + 1);
+      readers.push(c);
+    }
+    // a reader of another group, blocked last, is not queued behind them
+    const outsider = await client(a);
+    outsider.send(encode('XREADGROUP', 'GROUP', 'other', 'o', 'COUNT', '1', 'BLOCK', '0', 'STREAMS', 'xfifo', '>'));
+    await blocked(a, 6);
+    await writer.call('MULTI');
+    for (let i = 0; i < 10; i++) await writer.call('XADD', 'xfifo', `${i + 1}-0`, 'f', `e${i}`);
+    assert.equal((await writer.call('EXEC') as Value[]).length, 10);
+    const got = await Promise.all(readers.map(async (c) => (await c.read(1))[0] as Value[]));
+    assert.deepEqual(got, Array.from({ length: 10 }, (_, i) => [['xfifo', [[`${i + 1}-0`, ['f', `e${i}`]]]]]));
+    assert.deepEqual(await outsider.read(1), [[['xfifo', [['1-0', ['f', 'e0']]]]]]);
+    assert.equal(await waiterRows(), 0);
+  });
+
+  it('an XREADGROUP that blocks while an EXEC on its key runs on another worker is answered by that EXEC', async () => {
+    // EXEC reported its writes only when somebody waited at its start: a reader that blocked while
+    // it ran was woken by nothing (stream-cgroups "key type changed with transaction": 4 hangs in 40)
+    const writer = await client(a);
+    for (let i = 0; i < 30; i++) {
+      await writer.call('DEL', 'xm');
+      await writer.call('XADD', 'xm', '666', 'f', 'v');
+      await writer.call('XGROUP', 'CREATE', 'xm', 'g', '$');
+      const reader = await client(a);
+      reader.send(encode('XREADGROUP', 'GROUP', 'g', 'r', 'BLOCK', '0', 'STREAMS', 'xm', '>'));
+      writer.send(Buffer.concat([encode('MULTI'), encode('DEL', 'xm'), encode('SADD', 'xm', 'e1'), encode('EXEC')]));
+      // UNBLOCKED when the read came first; WRONGTYPE or NOGROUP when the EXEC did (two workers)
+      const [answer] = await reader.read(1, 5000);
+      assert.ok(typeof answer === 'object' && answer !== null && 'error' in answer, JSON.stringify(answer));
+      await writer.read(4);
+      reader.close();
+    }
+  });
+
   it('a client that disconnects while blocked leaves no waiter and takes nothing', async () => {
     const waiter = await client(b);
     waiter.send('*4\r\n$5\r\nBRPOP\r\n$2\r\ng1\r\n$2\r\ng2\r\n$1\r\n0\r\n');

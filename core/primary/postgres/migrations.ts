@@ -315,6 +315,15 @@ export const kMigrations: readonly Migration[] = [
       `CREATE INDEX blocked_waiters_seq_idx ON ${s}.blocked_waiters (seq)`,
     ],
   },
+  {
+    version: 11,
+    name: 'XREADGROUP readers blocked in the order they blocked, per group (docs/streams.md)',
+    statements: (s) => [
+      // A blocked XREADGROUP '>' waits in the queue of (db, key, grp): readers of one group take
+      // turns, other groups and the blocking pops (grp NULL) are not held by them.
+      `ALTER TABLE ${s}.blocked_waiters ADD COLUMN grp bytea`,
+    ],
+  },
 ];
 
 export const kSchemaVersion = kMigrations[kMigrations.length - 1]!.version;

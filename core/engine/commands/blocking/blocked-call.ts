@@ -112,12 +112,12 @@ export class BlockedCall {
    * Settled once; a served reply carries its note (a pop's emptiedNote, XREADGROUP's consumers
    * made) for the write hook. `held`: the caller made it and already holds the client's later
    * commands with it (stream reads, whose first attempt ran before), and that attempt found
-   * nothing: the call registers at once.
+   * nothing: the call registers at once (`heldSeq`: the waiter number that attempt took).
    */
   readonly reply: PendingReply;
 
   constructor(private readonly s: Session, private readonly host: BlockingHost, private readonly plan: BlockingTarget,
-    timeoutMs: number, held?: PendingReply) {
+    timeoutMs: number, held?: PendingReply, heldSeq: string | null = null) {
     s.blocked = this;
     this.reply = held ?? new PendingReply();
     // Redis runs nothing else of a blocked client: its later commands wait for the reply
@@ -127,7 +127,7 @@ export class BlockedCall {
       this.arm(timeoutMs);
     }
     if (held === undefined) this.attempt();
-    else this.answered({ seq: null });
+    else this.answered({ seq: heldSeq });
   }
 
   /** CLIENT LIST's `b`, CLIENT UNBLOCK's target: registered as a waiter */

@@ -53,9 +53,7 @@ export function blockingPopFunction(s: string, p: BlockingPop): string {
          END IF;
        END LOOP;
        IF v_seq IS NULL AND p_block THEN
-         v_seq := nextval('${s}.blocked_waiters_seq');
-         INSERT INTO ${s}.blocked_waiters (db, key, seq, pid, started)
-           SELECT DISTINCT p_db, k, v_seq, a.pid, a.backend_start FROM unnest(p_keys) k, pg_stat_get_activity(pg_backend_pid()) a;
+         v_seq := ${s}.b_register(p_db, p_keys, NULL);
        END IF;
        status := 0; key := NULL; ${nulls}n := v_seq; RETURN NEXT;
      END $f$`;
@@ -63,18 +61,31 @@ export function blockingPopFunction(s: string, p: BlockingPop): string {
 
 export function blockingFunctions(s: string): string[] {
   return [
-    // Is a live waiter ahead of p_seq (of anybody, when NULL) on this key? A row whose lane
-    // backend is gone (its worker thread or instance died without withdrawing) is deleted here.
-    `CREATE OR REPLACE FUNCTION ${s}.b_ahead(p_db int2, p_key bytea, p_seq int8) RETURNS bool LANGUAGE plpgsql AS $f$
+    // Is a live waiter ahead of p_seq (of anybody, when NULL) in the queue of this key and group
+    // (grp NULL: the pops' queue; XREADGROUP's readers queue per group)? A row whose lane backend
+    // is gone (its worker thread or instance died without withdrawing) is deleted here.
+    `CREATE OR REPLACE FUNCTION ${s}.b_ahead_in(p_db int2, p_key bytea, p_grp bytea, p_seq int8) RETURNS bool LANGUAGE plpgsql AS $f$
      DECLARE w record;
      BEGIN
        LOOP
          SELECT b.seq, b.pid, b.started INTO w FROM ${s}.blocked_waiters b
-           WHERE b.db = p_db AND b.key = p_key AND (p_seq IS NULL OR b.seq < p_seq) ORDER BY b.seq LIMIT 1;
+           WHERE b.db = p_db AND b.key = p_key AND b.grp IS NOT DISTINCT FROM p_grp AND (p_seq IS NULL OR b.seq < p_seq)
+           ORDER BY b.seq LIMIT 1;
          IF NOT FOUND THEN RETURN false; END IF;
          IF EXISTS (SELECT 1 FROM pg_stat_get_activity(w.pid) a WHERE a.backend_start = w.started) THEN RETURN true; END IF;
          DELETE FROM ${s}.blocked_waiters WHERE seq = w.seq;
        END LOOP;
+     END $f$`,
+    `CREATE OR REPLACE FUNCTION ${s}.b_ahead(p_db int2, p_key bytea, p_seq int8) RETURNS bool LANGUAGE sql AS $f$
+       SELECT ${s}.b_ahead_in(p_db, p_key, NULL, p_seq)
+     $f$`,
+    // A new waiter on each of p_keys, in the queue of group p_grp (NULL: the pops'): its number.
+    `CREATE OR REPLACE FUNCTION ${s}.b_register(p_db int2, p_keys bytea[], p_grp bytea) RETURNS int8 LANGUAGE plpgsql AS $f$
+     DECLARE v_seq int8 := nextval('${s}.blocked_waiters_seq');
+     BEGIN
+       INSERT INTO ${s}.blocked_waiters (db, key, seq, pid, started, grp)
+         SELECT DISTINCT p_db, k, v_seq, a.pid, a.backend_start, p_grp FROM unnest(p_keys) k, pg_stat_get_activity(pg_backend_pid()) a;
+       RETURN v_seq;
      END $f$`,
     // A blocked call ends unserved (timeout, CLIENT UNBLOCK, disconnect): its rows go; the keys
     // it leaves that hold elements and have other waiters are returned, to be woken (the others

@@ -6,12 +6,13 @@
  * committed-write hook and the bus like the pops (any worker, any instance), each wake-up runs
  * `retry`, the same read with '$' already resolved to the ids seen when it blocked.
  *
- * Reads take nothing from other readers, so stream waiters register no row in blocked_waiters:
- * every woken XREAD is served. XREADGROUP `>` readers of one group compete for new entries in
- * whatever order their retries reach Postgres (Redis: in blocking order).
+ * XREAD takes nothing from other readers, so it registers no row in blocked_waiters: every woken
+ * XREAD is served. XREADGROUP `>` readers of one group take new entries from each other: their
+ * first read registers them in blocked_waiters in the group's queue, and x_readgroup serves the
+ * first of the queue (docs/streams.md#block), whatever order their wake-ups arrive in.
  */
 import { Noted, PendingReply } from '../../pending-reply';
-import { kNullArray, type Reply } from '../../reply';
+import { kNullArray, RespError, type Reply } from '../../reply';
 import type { Session } from '../../session';
 import { BlockedCall, type BlockingTarget } from '../blocking/blocked-call';
 
@@ -19,8 +20,13 @@ export interface StreamWait {
   db: number;
   keys: Buffer[];
   timeoutMs: number;
-  /** the read again: its reply (with its note), or undefined while there is nothing to serve */
-  retry(): PromiseLike<Reply | Noted | undefined>;
+  /** the waiter number the first read registered (XREADGROUP), null for none */
+  waiter?: () => string | null;
+  /**
+   * the read again as waiter `seq`: its reply (with its note) and a key left with entries for the
+   * next waiter, or undefined while there is nothing to serve
+   */
+  retry(seq: string | null): PromiseLike<{ reply: Reply | Noted; more?: Buffer } | undefined>;
 }
 
 /** A reply and the note its PendingReply kept (XREADGROUP's consumers made), for the write hook */
@@ -31,16 +37,22 @@ export function withNote(p: PendingReply): Reply | Noted {
 function streamTarget(w: StreamWait): BlockingTarget {
   return {
     db: w.db, keys: w.keys, timeoutReply: kNullArray,
-    attempt(_s, _seq, done) {
-      void w.retry().then((r) => done(r === undefined ? { seq: null } : { served: r, rest: 0 }));
+    attempt(_s, seq, done) {
+      void w.retry(seq).then((r) => {
+        if (r === undefined) return done({ seq: null });
+        // an error (the key or group gone) ends the call as unserved: its waiter rows went with it
+        if (r.reply instanceof RespError) return done({ error: r.reply });
+        done({ served: r.reply, key: r.more, rest: r.more === undefined ? 0 : 1 });
+      });
     },
   };
 }
 
 /**
  * The reply of a BLOCK read: its first read's when that serves something, else a blocked call's
- * (`wait`). `start` runs the first read, after resolving '$' (XREAD) in a statement of its own:
- * the ids are taken when the call starts, before any later write of another client is queued.
+ * (`wait`). `start` gives the first read and the ids a retry reads after: XREAD resolves '$' in a
+ * statement of its own, sent with the first read in one tick, before any later write of another
+ * client is queued on the lane.
  * The client's later commands wait from now on.
  */
 export function readOrBlock(s: Session, start: PromiseLike<{ first: PendingReply; wait: StreamWait }>): PendingReply {
@@ -48,7 +60,7 @@ export function readOrBlock(s: Session, start: PromiseLike<{ first: PendingReply
   s.holdWhile?.(out);
   void start.then(({ first, wait }) => first.then((reply) => {
     if (reply !== kNullArray) return out.settle(withNote(first));
-    void new BlockedCall(s, s.server.blocking, streamTarget(wait), wait.timeoutMs, out);
+    void new BlockedCall(s, s.server.blocking, streamTarget(wait), wait.timeoutMs, out, wait.waiter?.() ?? null);
   }));
   return out;
 }

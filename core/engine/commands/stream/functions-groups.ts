@@ -33,6 +33,9 @@ const groupState = (s: string) => `SELECT CASE WHEN k.type <> ${kT} THEN 'wrong'
 const entryExists = (s: string, ms: string, seq: string) =>
   `EXISTS (SELECT 1 FROM ${s}.stream_entries e WHERE e.db = p_db AND e.key = p_key AND e.ms = ${ms} AND e.seq = ${seq})`;
 
+/** a blocked XREADGROUP answered (served or an error): its waiter rows go in the same transaction */
+const kLeave = (s: string) => `IF p_wseq IS NOT NULL THEN DELETE FROM ${s}.blocked_waiters w WHERE w.seq = p_wseq; END IF;`;
+
 export function streamGroupFunctions(s: string): string[] {
   return [
     // XGROUP CREATE: p_ms NULL = '$'; p_er NULL = no ENTRIESREAD (-1). status 3 BUSYGROUP, 6 no key
@@ -94,25 +97,33 @@ export function streamGroupFunctions(s: string): string[] {
          UPDATE ${s}.kv SET version = txid_current() WHERE db = p_db AND key = p_key;
        END IF;
      END $f$`,
+    // The old signature, before the blocking queue's parameters (schema v11)
+    `DROP FUNCTION IF EXISTS ${s}.x_readgroup(int2, bytea[], int8[], int8[], bytea, bytea, int8, bool, int4, int8)`,
     // XREADGROUP. Keys in argument order; p_ms[j] NULL = '>'. The first key that is not a stream
     // (status 2) or has no such group (5) answers alone; p_check > 0 only checks keys 1..p_check
     // (an argument error further on: Redis checks each key before parsing its id). Rows per served
     // key: a marker (ms NULL), then its entries; fv NULL = an id in the history whose entry is gone.
+    // p_block (BLOCK with '>', docs/streams.md#block): readers of one group are served in the order
+    // they blocked, as the pops are (blocking/functions.ts): a key's new entries go to waiter
+    // p_wseq (NULL: a call not yet blocked) only when no live waiter of the group is ahead of it
+    // on that key; nothing served, a first call registers: row (0, seq = its number); served, a
+    // waiter's rows go, and row (9, i) tells key i has entries left for the next waiter.
     `CREATE OR REPLACE FUNCTION ${s}.x_readgroup(p_db int2, p_keys bytea[], p_ms int8[], p_seq int8[], p_grp bytea,
-       p_consumer bytea, p_count int8, p_noack bool, p_check int4, p_now int8)
+       p_consumer bytea, p_count int8, p_noack bool, p_check int4, p_now int8, p_wseq int8, p_block bool)
      RETURNS TABLE (status int2, i int4, ms int8, seq int8, fv bytea[]) LANGUAGE plpgsql AS $f$
      #variable_conflict use_column
      DECLARE j int; r record; live bool; g record; e record; p_key bytea; er int8; fms int8; fseq int8; lms int8; lseq int8; made bool;
-       n int := cardinality(p_keys);
+       n int := cardinality(p_keys); served bool := false;
      BEGIN
        FOR j IN 1 .. CASE WHEN p_check > 0 THEN p_check ELSE n END LOOP
          p_key := p_keys[j];
-         ${lockKey(s, kT, 'p_key', 'r', 'live', 'RETURN QUERY SELECT 2::int2, j, NULL::int8, NULL::int8, NULL::bytea[]; RETURN;')}
+         ${lockKey(s, kT, 'p_key', 'r', 'live', `${kLeave(s)} RETURN QUERY SELECT 2::int2, j, NULL::int8, NULL::int8, NULL::bytea[]; RETURN;`)}
          IF live THEN
            PERFORM 1 FROM ${s}.stream_groups x WHERE x.db = p_db AND x.key = p_key AND x.grp = p_grp;
          END IF;
          -- 6: no such key, 5: no such group (one NOGROUP error, but a woken XREADGROUP tells them apart)
          IF NOT live OR NOT FOUND THEN
+           ${kLeave(s)}
            RETURN QUERY SELECT CASE WHEN live THEN 5::int2 ELSE 6::int2 END, j, NULL::int8, NULL::int8, NULL::bytea[]; RETURN;
          END IF;
        END LOOP;
@@ -140,6 +151,8 @@ export function streamGroupFunctions(s: string): string[] {
          -- new entries: served only when the stream holds one after the group's last id
          IF NOT EXISTS (SELECT 1 FROM ${s}.stream_entries x WHERE x.db = p_db AND x.key = p_key
              AND (x.ms, x.seq) > (g.last_ms, g.last_seq)) THEN CONTINUE; END IF;
+         IF p_block AND ${s}.b_ahead_in(p_db, p_key, p_grp, p_wseq) THEN CONTINUE; END IF;
+         served := true;
          -- the consumer is created (or its seen-time refreshed) only by a read that serves it
          ${touchConsumer(s)};
          RETURN QUERY SELECT 1::int2, j, NULL::int8, CASE WHEN made THEN 1::int8 END, NULL::bytea[];
@@ -162,7 +175,16 @@ export function streamGroupFunctions(s: string): string[] {
          END LOOP;
          UPDATE ${s}.stream_groups x SET last_ms = lms, last_seq = lseq, entries_read = er
            WHERE x.db = p_db AND x.key = p_key AND x.grp = p_grp;
+         IF p_block AND p_count IS NOT NULL AND EXISTS (SELECT 1 FROM ${s}.stream_entries x WHERE x.db = p_db AND x.key = p_key
+             AND (x.ms, x.seq) > (lms, lseq)) THEN
+           RETURN QUERY SELECT 9::int2, j, NULL::int8, NULL::int8, NULL::bytea[];
+         END IF;
        END LOOP;
+       IF NOT p_block THEN RETURN; END IF;
+       IF served THEN ${kLeave(s)}
+       ELSIF p_wseq IS NULL THEN
+         RETURN QUERY SELECT 0::int2, NULL::int4, NULL::int8, ${s}.b_register(p_db, p_keys, p_grp), NULL::bytea[];
+       END IF;
      END $f$`,
     // XACK: n = pending entries removed; no key or group: 0
     `CREATE OR REPLACE FUNCTION ${s}.x_ack(p_db int2, p_key bytea, p_grp bytea, p_ms int8[], p_seq int8[], p_now int8,

@@ -37,8 +37,9 @@ export const kStreamSql = {
   },
   groupCreate: call('x_group_create', 'status, created', 'int2', 'bytea', 'bytea', 'int8', 'int8', 'bool', 'int8', 'int8'),
   groupOp: call('x_group_op', 'status, n', 'int2', 'bytea', 'bytea', 'int2', 'int8', 'int8', 'int8', 'bytea', 'int8'),
+  /** … $10 now, $11 the waiter's number (NULL: none yet), $12 BLOCK '>' (status 0: registered, 9: entries left) */
   readGroup: call('x_readgroup', 'status, i, ms, seq, fv', 'int2', 'bytea[]', 'int8[]', 'int8[]', 'bytea', 'bytea', 'int8',
-    'bool', 'int4', 'int8'),
+    'bool', 'int4', 'int8', 'int8', 'bool'),
   ack: call('x_ack', 'status, n', 'int2', 'bytea', 'bytea', 'int8[]', 'int8[]', 'int8'),
   pendingSum: call('x_pending_sum', 'status, consumer, n, lo_ms, lo_seq, hi_ms, hi_seq', 'int2', 'bytea', 'bytea', 'int8'),
   pending: call('x_pending', 'status, ms, seq, consumer, idle, deliveries', 'int2', 'bytea', 'bytea', 'int8', 'int8', 'int8',

@@ -155,12 +155,16 @@ function runRead(s: Session, a: ReadArgs): Reply | PromiseLike<Reply> {
   const mayBlock = a.timeout !== undefined && mayBlockHere(s);
   if (!mayBlock) return read(a.ms, a.seq);
   const ids = a.ms.some((m) => m === null) ? resolveDollar(s, a) : Promise.resolve({ ms: a.ms, seq: a.seq });
+  // sent in the same tick as '$' (x_read reads NULL as '$'): sent once the ids had answered, a
+  // write of another client on this lane queued meanwhile came first (a SET right after the XREAD
+  // made it WRONGTYPE where Redis blocks: stream-cgroups "Blocking XREAD: key type changed with SET")
+  const first = read(a.ms, a.seq);
   return readOrBlock(s, ids.then(({ ms, seq }) => ({
-    first: read(ms, seq),
+    first,
     wait: {
       db: s.db, keys: a.keys, timeoutMs: a.timeout!,
       // a key that became another type meanwhile keeps XREAD blocked (Redis 7.0)
-      retry: () => read(ms, seq).then((r) => (r === kNullArray || r === Err.wrongType ? undefined : r)),
+      retry: () => read(ms, seq).then((r) => (r === kNullArray || r === Err.wrongType ? undefined : { reply: r })),
     },
   })));
 }
@@ -189,36 +193,58 @@ function runReadGroup(s: Session, a: ReadArgs): Reply | PromiseLike<Reply> {
   const noGroup = (i: number) => new RespError(
     `NOGROUP No such key '${cstr(a.keys[i - 1])}' or consumer group '${cstr(a.group!)}' in XREADGROUP with GROUP option`);
   const errorOf = (rows: Rows): RespError | undefined => {
-    const bad = rows.find((r) => r[0] !== 1);
+    const bad = rows.find(isError);
     if (bad === undefined) return undefined;
     return bad[0] === 2 ? Err.wrongType : noGroup(bad[1] as number);
   };
   if (a.bad !== undefined) {
     const upto = a.keys.slice(0, a.badAt + 1);
     return exec(s, kStreamSql.readGroup, [dbArg(s), encodeBufferArray(upto), int8s(upto.map(() => null)), int8s(upto.map(() => null)), a.group!,
-      a.consumer!, null, a.noack, upto.length, nowArg()], (rows) => errorOf(rows) ?? a.bad!);
+      a.consumer!, null, a.noack, upto.length, nowArg(), null, false], (rows) => errorOf(rows) ?? a.bad!);
   }
-  const read = (errors: (rows: Rows) => RespError | undefined) => exec(s, kStreamSql.readGroup, [dbArg(s), encodeBufferArray(a.keys),
-    int8s(a.ms), int8s(a.seq), a.group!, a.consumer!, a.count === 0n ? null : a.count, a.noack, 0, nowArg()],
-  (rows) => errors(rows) ?? madeNoted(a.keys.length, rows, readReply(s, a.keys, rows, { i: 1, ms: 2 })));
+  const keys = encodeBufferArray(a.keys);
+  /** seq: the waiter's number (null: none yet); block: BLOCK '>' outside MULTI and scripts; seen: its status 0 and 9 rows */
+  const read = (errors: (rows: Rows) => RespError | undefined, seq: string | null, block: boolean, seen?: (rows: Rows) => void) =>
+    exec(s, kStreamSql.readGroup, [dbArg(s), keys, int8s(a.ms), int8s(a.seq), a.group!, a.consumer!, a.count === 0n ? null : a.count,
+      a.noack, 0, nowArg(), seq, block], (rows) => {
+      seen?.(rows);
+      const err = errors(rows);
+      if (err !== undefined) return err;
+      const entries = rows.filter((r) => r[0] === 1);
+      return madeNoted(a.keys.length, entries, readReply(s, a.keys, entries, { i: 1, ms: 2 }));
+    });
   // only '>' waits (Redis serves an explicit id's history at once, even empty)
   const mayBlock = a.timeout !== undefined && mayBlockHere(s) && a.ms.every((m) => m === null);
-  if (!mayBlock) return read(errorOf);
+  if (!mayBlock) return read(errorOf, null, false);
+  let waiter: string | null = null;
   return readOrBlock(s, Promise.resolve({
-    first: read(errorOf),
+    first: read(errorOf, null, true, (rows) => {
+      const r = rows.find((x) => x[0] === 0);
+      if (r !== undefined) waiter = String(r[3]);
+    }),
     wait: {
       db: s.db, keys: a.keys, timeoutMs: a.timeout!,
-      retry: () => {
-        const p = read(blockedErrorOf);
-        return p.then((r) => (r === kNullArray ? undefined : withNote(p)));
+      waiter: () => waiter,
+      retry: (seq: string | null) => {
+        let more: Buffer | undefined;
+        const p = read(blockedErrorOf, seq, true, (rows) => {
+          const r = rows.find((x) => x[0] === 9);
+          if (r !== undefined) more = a.keys[(r[1] as number) - 1];
+        });
+        return p.then((r) => (r === kNullArray ? undefined : { reply: withNote(p), more }));
       },
     },
   }));
 }
 
+/** rows of x_readgroup that are an error: 2 WRONGTYPE, 5 no group, 6 no key (0 and 9 are the blocking queue's) */
+function isError(r: Rows[number]): boolean {
+  return r[0] === 2 || r[0] === 5 || r[0] === 6;
+}
+
 /** A woken XREADGROUP's errors (Redis 7.0): its key gone or of another type, or its group gone. */
 function blockedErrorOf(rows: Rows): RespError | undefined {
-  const bad = rows.find((r) => r[0] !== 1);
+  const bad = rows.find(isError);
   if (bad === undefined) return undefined;
   return bad[0] === 5 ? kGroupGone : kKeyGone;
 }

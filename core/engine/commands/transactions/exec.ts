@@ -31,8 +31,9 @@ export const exec = defineCommand({
       return kAbort;
     }
     const hook = s.server.writeHook;
+    const startDb = s.db;
     // filled only while the hook listens: nothing is allocated for it otherwise
-    const dbs: number[] | undefined = hook.active || hook.afterActive ? [] : undefined;
+    let dbs: number[] | undefined = hook.active || hook.afterActive ? [] : undefined;
     let runs: RunResult[] = [];
     // blocking commands answer as their non-blocking forms (blocking/context.ts)
     const replies = await s.server.store.transaction(s, watched, () => withoutBlocking(() => runs = queued.map(({ spec, argv }): RunResult => {
@@ -47,6 +48,10 @@ export const exec = defineCommand({
         s.denyBlocking = false;
       }
     })));
+    // a listener that came while the transaction ran (a client that blocked meanwhile, waiting for
+    // these keys: it was woken by nothing and stayed blocked, stream-cgroups "key type changed
+    // with transaction" 4 runs in 40) hears it too, with the dbs the queued SELECTs gave
+    if (dbs === undefined && hook.active && Array.isArray(replies)) dbs = dbsOf(startDb, queued, replies);
     // the read cache's second bump, whatever the outcome (a lost COMMIT may have committed)
     if (dbs !== undefined && hook.afterActive) {
       for (let i = 0; i < dbs.length; i++) if ((queued[i].spec.flagBits & kFlagWrite) !== 0) hook.after(dbs[i], queued[i].spec, queued[i].argv);
@@ -57,3 +62,12 @@ export const exec = defineCommand({
     return replies ?? kNullArray;
   },
 });
+
+/** The db each queued command ran in: `db` at EXEC, then what each SELECT that answered OK chose. */
+function dbsOf(db: number, queued: { spec: { name: string }; argv: Buffer[] }[], replies: Reply[]): number[] {
+  return queued.map(({ spec, argv }, i) => {
+    const at = db;
+    if (spec.name === 'select' && !(replies[i] instanceof RespError)) db = Number(argv[1].toString('latin1'));
+    return at;
+  });
+}
