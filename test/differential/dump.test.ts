@@ -5,7 +5,7 @@
  * server and RESTOREd by the other reads back the same (orders Redis leaves to its hash tables
  * compared sorted). Then the errors, byte for byte on the same payloads: checksum, version,
  * truncation, a corrupted body with a valid checksum, BUSYKEY, TTL, IDLETIME/FREQ, options,
- * and a TTL already past.
+ * and a TTL already past. Streams: ./dump-stream.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -110,11 +110,5 @@ describe('DUMP / RESTORE vs redis-server', () => {
       }
     }
     assert.deepEqual(failures, []);
-  });
-
-  it('DUMP of a stream is refused with an error, never nil (the key exists)', async () => {
-    assert.match(String(await p.call('XADD', 'dump:stream', '1-1', 'f', 'v')), /^1-1$/);
-    assert.deepEqual(await p.call('DUMP', 'dump:stream'), { error: 'ERR DUMP of stream keys is not supported by PostRESP yet' });
-    assert.equal(await p.call('DEL', 'dump:stream'), 1);
   });
 });
