@@ -11,33 +11,22 @@
  * suite, and truncated and bit-flipped payloads: an error and no key, or a readable key.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { crc64 } from '../../core/engine/commands/dump/crc64';
-import { RawClient, type Value } from '../e2e/resp-client';
-import { startServer, type RunningServer } from '../e2e/start-server';
-import { startRedis, type RedisServer } from './oracle';
+import type { RawClient, Value } from '../e2e/resp-client';
 import { Rng } from './prng';
+import { serverPair } from './server-pair';
 
 const kSeed = Number(process.env.DUMP_STREAM_SEED ?? 20_2026);
 const kKeys = 12;
 
-let redis: RedisServer;
-let server: RunningServer;
-let r: RawClient;
-let p: RawClient;
-before(async () => {
-  [redis, server] = await Promise.all([startRedis(), startServer(['--storage-mode', 'unlogged'])]);
-  [r, p] = await Promise.all([RawClient.connect(redis.port), RawClient.connect(server.port)]);
+const both = serverPair(async ({ r, p }) => {
   for (const c of [r, p]) await c.call('CONFIG', 'SET', 'stream-node-max-entries', '4');
   await r.call('CONFIG', 'SET', 'rdbcompression', 'no');
   // redis-server checks our payloads as deeply as it can (listpack entries, counts, PEL owners)
   await r.call('CONFIG', 'SET', 'sanitize-dump-payload', 'yes');
 });
-after(async () => {
-  r?.close();
-  p?.close();
-  await Promise.all([redis?.stop(), server?.stop()]);
-});
+
 
 const bytes = (v: Value): Buffer => Buffer.from(v as string, 'latin1');
 const resealed = (body: Buffer): Buffer => Buffer.concat([body, crc64(body)]);
@@ -103,6 +92,7 @@ async function state(c: RawClient, key: string): Promise<string> {
 
 describe('DUMP / RESTORE of streams vs redis-server', () => {
   it(`random streams DUMPed by either server RESTORE on the other as the same stream (seed ${kSeed})`, async () => {
+    const { r, p } = both;
     await Promise.all([r.call('FLUSHALL'), p.call('FLUSHALL')]);
     const rng = new Rng(kSeed);
     let sameBytes = 0;
@@ -138,6 +128,7 @@ describe('DUMP / RESTORE of streams vs redis-server', () => {
   });
 
   it('RESTOREs the 7.0 suite\'s Redis 6.2 payload (type 15) as redis-server does', async () => {
+    const { r, p } = both;
     // unit/type/stream-cgroups "Loading from legacy (Redis <= v6.2.x, rdb_ver < 10) persistence"
     const legacy = Buffer.from([
       '0F011000000000000000010000000000000000C3404A40571657000000230002010401010184646174610500010301002001038161020420',
@@ -155,6 +146,7 @@ describe('DUMP / RESTORE of streams vs redis-server', () => {
   });
 
   it('options and errors as for other types; a broken payload is an error and writes nothing', async () => {
+    const { r, p } = both;
     await Promise.all([r.call('FLUSHALL'), p.call('FLUSHALL')]);
     for (const c of [r, p]) {
       await c.call('XADD', 'src', '1-1', 'f', 'v');
@@ -190,6 +182,7 @@ describe('DUMP / RESTORE of streams vs redis-server', () => {
   });
 
   it('fuzz: truncated and bit-flipped payloads (checksum made right) never crash or leave half a key', async () => {
+    const { r, p } = both;
     const rng = new Rng(kSeed + 1);
     for (let i = 1; i <= 9; i++) await r.call('XADD', 'fz:src', `${i}-${i}`, 'f', String(i * 100), ...(i % 3 ? [] : ['g', 'x']));
     await r.call('XDEL', 'fz:src', '2-2');

@@ -113,9 +113,16 @@ export function writeStream(v: StreamValue, out: Buffer[]): void {
     out.push(saveLen(g.entriesRead ?? kU64Max), saveLen(g.pel.length));
     for (const p of g.pel) out.push(idBytes(p.id), i64(p.delivered), saveLen(p.count));
     out.push(saveLen(g.consumers.length));
+    const owned = new Map<string, StreamPending[]>();
+    for (const p of g.pel) {
+      const k = p.consumer.toString('latin1');
+      const list = owned.get(k);
+      if (list === undefined) owned.set(k, [p]); else list.push(p);
+    }
     for (const c of g.consumers) {
-      const mine = g.pel.filter((p) => p.consumer.equals(c.name));
-      out.push(...rawString(c.name), i64(c.seen), saveLen(mine.length), ...mine.map((p) => idBytes(p.id)));
+      const mine = owned.get(c.name.toString('latin1')) ?? [];
+      out.push(...rawString(c.name), i64(c.seen), saveLen(mine.length));
+      for (const p of mine) out.push(idBytes(p.id));
     }
   }
 }
