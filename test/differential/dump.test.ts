@@ -5,14 +5,13 @@
  * server and RESTOREd by the other reads back the same (orders Redis leaves to its hash tables
  * compared sorted). Then the errors, byte for byte on the same payloads: checksum, version,
  * truncation, a corrupted body with a valid checksum, BUSYKEY, TTL, IDLETIME/FREQ, options,
- * and a TTL already past.
+ * and a TTL already past. Streams: ./dump-stream.test.ts.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { crc64 } from '../../core/engine/commands/dump/crc64';
-import { RawClient, type Value } from '../e2e/resp-client';
-import { startServer, type RunningServer } from '../e2e/start-server';
-import { startRedis, type RedisServer } from './oracle';
+import type { RawClient, Value } from '../e2e/resp-client';
+import { serverPair } from './server-pair';
 
 const many = (n: number, f: (i: number) => string[]) => Array.from({ length: n }, (_, i) => f(i)).flat();
 
@@ -35,19 +34,7 @@ const kValues: [string, string[], string[], boolean][] = [
   ['bigzset', ['ZADD', 'bigzset', ...many(200, (i) => [String(i / 7), `m${i}`])], ['ZRANGE', 'bigzset', '0', '-1', 'WITHSCORES'], false],
 ];
 
-let redis: RedisServer;
-let server: RunningServer;
-let r: RawClient;
-let p: RawClient;
-before(async () => {
-  [redis, server] = await Promise.all([startRedis(), startServer(['--storage-mode', 'unlogged'])]);
-  [r, p] = await Promise.all([RawClient.connect(redis.port), RawClient.connect(server.port)]);
-});
-after(async () => {
-  r?.close();
-  p?.close();
-  await Promise.all([redis?.stop(), server?.stop()]);
-});
+const both = serverPair();
 
 const bytes = (v: Value): Buffer => Buffer.from(v as string, 'latin1');
 const norm = (v: Value, sorted: boolean): string => JSON.stringify(sorted && Array.isArray(v) ? [...v].map(String).sort() : v);
@@ -59,6 +46,7 @@ function resealed(body: Buffer): Buffer {
 
 describe('DUMP / RESTORE vs redis-server', () => {
   it('a value DUMPed by either server RESTOREs on the other, every type and encoding', async () => {
+    const { r, p } = both;
     await Promise.all([r.call('FLUSHALL'), p.call('FLUSHALL')]);
     for (const [key, make, read, sorted] of kValues) {
       await Promise.all([r.call(...make), p.call(...make)]);
@@ -76,6 +64,7 @@ describe('DUMP / RESTORE vs redis-server', () => {
   });
 
   it('refuses what redis-server refuses, with its errors, in its order', async () => {
+    const { r, p } = both;
     await Promise.all([r.call('FLUSHALL'), p.call('FLUSHALL')]);
     await Promise.all([r.call('SET', 's', 'v'), p.call('SET', 's', 'v'), r.call('RPUSH', 'l', 'a', 'b')]);
     const good = bytes(await r.call('DUMP', 's'));
@@ -110,11 +99,5 @@ describe('DUMP / RESTORE vs redis-server', () => {
       }
     }
     assert.deepEqual(failures, []);
-  });
-
-  it('DUMP of a stream is refused with an error, never nil (the key exists)', async () => {
-    assert.match(String(await p.call('XADD', 'dump:stream', '1-1', 'f', 'v')), /^1-1$/);
-    assert.deepEqual(await p.call('DUMP', 'dump:stream'), { error: 'ERR DUMP of stream keys is not supported by PostRESP yet' });
-    assert.equal(await p.call('DEL', 'dump:stream'), 1);
   });
 });

@@ -4,14 +4,13 @@
  * https://redis.io/commands/dump/
  */
 import { KeyType } from '../../key-store';
-import { RespError, type Reply } from '../../reply';
+import type { Reply } from '../../reply';
 import { defineCommand } from '../define';
 import { dbArg, exec, nowArg } from '../exec';
 import { kOneKey } from '../spec';
 import { dumpPayload, type RdbValue } from './rdb';
 import { kDumpSql } from './sql';
-
-const kDumpStreamUnsupported = new RespError('ERR DUMP of stream keys is not supported by PostRESP yet');
+import { streamFromRows } from './stream-rows';
 
 export const dump = defineCommand({
   name: 'dump', arity: 2, flags: ['readonly'], keys: kOneKey, acl: ['keyspace'], tips: ['nondeterministic_output'],
@@ -20,9 +19,7 @@ export const dump = defineCommand({
   run: (s, argv) => exec(s, kDumpSql.rows, [dbArg(s), argv[1], nowArg()], (rows): Reply => {
     if (rows.length === 0) return null;
     const type = rows[0][0] as KeyType;
-    // Redis DUMPs streams (RDB_TYPE_STREAM_LISTPACKS_2); not written here yet. An error, never
-    // nil: a migration tool reads nil as "no such key" and would skip the stream silently.
-    if (type === KeyType.Stream) return kDumpStreamUnsupported;
+    if (type === KeyType.Stream) return dumpPayload(streamFromRows(rows));
     const a = rows.map((r) => r[1] as Buffer);
     let v: RdbValue;
     if (type === KeyType.String) v = { type, value: a[0] };

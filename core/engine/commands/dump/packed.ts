@@ -28,8 +28,10 @@ export function listpackEntries(b: Buffer): Buffer[] {
     else if (e === 0xf3) { need(5); out.push(int(b.readInt32LE(p + 1))); p += 5; }
     else if (e === 0xf4) { need(9); out.push(int(b.readBigInt64LE(p + 1))); p += 9; }
     else bad();
-    const len = p - start; // the back-length that follows: 7 bits per byte
-    p += len < 128 ? 1 : len < 16384 ? 2 : len < 2097152 ? 3 : len < 268435456 ? 4 : 5;
+    // the back-length that follows: 7 bits per byte, with lpEncodeBacklen's own bounds (an entry
+    // of exactly 16383 bytes takes 3)
+    const len = p - start;
+    p += len <= 127 ? 1 : len < 16383 ? 2 : len < 2097151 ? 3 : len < 268435455 ? 4 : 5;
     if (p >= b.length) bad();
   }
   if (p !== b.length - 1) bad();

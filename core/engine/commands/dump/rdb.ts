@@ -5,14 +5,16 @@
  * Writing, we pick encodings every Redis since 2.x loads and that need no packing: a raw string
  * (0), a list as a linked list (1), a set (2), a hash (4), a zset with binary doubles (5).
  * Reading, we take every encoding redis-server 7.0 writes or still loads for these types: int
- * and LZF strings, ziplists, listpacks, intsets, quicklists of both generations. Streams,
- * modules, functions and the pre-2.6 zipmap are "Bad data format" here.
+ * and LZF strings, ziplists, listpacks, intsets, quicklists of both generations. Streams are
+ * written and read as 7.0 does (./rdb-stream.ts); modules, functions and the pre-2.6 zipmap are
+ * "Bad data format" here.
  */
 import { KeyType } from '../../key-store';
 import { string2d } from '../collection/strtod';
 import { crc64 } from './crc64';
 import { lzfDecompress } from './lzf';
 import { BadFormat, intsetEntries, listpackEntries, ziplistEntries } from './packed';
+import { kStreamV1, kStreamV2, readStream, writeStream, type StreamValue } from './rdb-stream';
 
 export const kRdbVersion = 10;
 
@@ -20,7 +22,8 @@ export type RdbValue =
   | { type: KeyType.String; value: Buffer }
   | { type: KeyType.List | KeyType.Set; items: Buffer[] }
   | { type: KeyType.Hash; fields: Buffer[]; values: Buffer[] }
-  | { type: KeyType.Zset; members: Buffer[]; scores: number[] };
+  | { type: KeyType.Zset; members: Buffer[]; scores: number[] }
+  | StreamValue;
 
 const enum T {
   String = 0, List = 1, Set = 2, Zset = 3, Hash = 4, Zset2 = 5, ListZiplist = 10, SetIntset = 11, ZsetZiplist = 12,
@@ -29,13 +32,19 @@ const enum T {
 
 // ---- writing
 
-/** an RDB length (rdbSaveLen): 6 bits, 14 bits, or 0x80 and 32 bits big-endian */
-export function saveLen(n: number): Buffer {
-  if (n < 64) return Buffer.from([n]);
-  if (n < 16384) return Buffer.from([0x40 | (n >> 8), n & 0xff]);
-  const b = Buffer.alloc(5);
-  b[0] = 0x80;
-  b.writeUInt32BE(n, 1);
+/** an RDB length (rdbSaveLen): 6 bits, 14 bits, 0x80 and 32 bits or 0x81 and 64 bits, big-endian */
+export function saveLen(n: number | bigint): Buffer {
+  if (n < 64) return Buffer.from([Number(n)]);
+  if (n < 16384) return Buffer.from([0x40 | (Number(n) >> 8), Number(n) & 0xff]);
+  if (n <= 0xffffffff) {
+    const b = Buffer.alloc(5);
+    b[0] = 0x80;
+    b.writeUInt32BE(Number(n), 1);
+    return b;
+  }
+  const b = Buffer.alloc(9);
+  b[0] = 0x81;
+  b.writeBigUInt64BE(BigInt(n), 1);
   return b;
 }
 
@@ -61,6 +70,7 @@ export function dumpPayload(v: RdbValue): Buffer {
         parts.push(...str(v.members[i]), d);
       }
       break;
+    case KeyType.Stream: writeStream(v, parts); break;
   }
   parts.push(Buffer.from([kRdbVersion, 0]));
   const body = Buffer.concat(parts);
@@ -78,7 +88,7 @@ export function payloadOk(p: Buffer): boolean {
 
 const bad = (): never => { throw new BadFormat('bad data format'); };
 
-class Reader {
+export class Reader {
   private p = 0;
   constructor(private readonly b: Buffer, private readonly end: number) {}
 
@@ -107,6 +117,26 @@ class Reader {
       return { n: n > BigInt(this.end) ? bad() : Number(n), special: false };
     }
     return bad();
+  }
+
+  /** an RDB length as the full unsigned 64-bit value (stream ids, counters) */
+  u64(): bigint {
+    const first = this.byte();
+    if (first === 0x81) return this.take(8).readBigUInt64BE(0);
+    if (first === 0x80) return BigInt(this.take(4).readUInt32BE(0));
+    const kind = first >> 6;
+    if (kind === 0) return BigInt(first & 0x3f);
+    if (kind === 1) return BigInt(((first & 0x3f) << 8) | this.byte());
+    return bad();
+  }
+
+  /** rdbLoadMillisecondTime: a signed 64-bit little-endian integer */
+  i64(): bigint {
+    return this.take(8).readBigInt64LE(0);
+  }
+
+  atEnd(): boolean {
+    return this.p === this.end;
   }
 
   count(): number {
@@ -218,6 +248,7 @@ export function readPayload(p: Buffer): RdbValue {
       v = { type: KeyType.Zset, members, scores: s.map(score) };
       break;
     }
+    case kStreamV1: case kStreamV2: return readStream(r, type);
     default: return bad();
   }
   if (v.type === KeyType.Set) distinct(v.items);

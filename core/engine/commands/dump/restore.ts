@@ -1,7 +1,7 @@
 /**
  * RESTORE key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency] — the
- * key from a DUMP payload (ours or redis-server's, ./rdb.ts), with Redis's checks in its order:
- * options, the key exists (BUSYKEY), the TTL, version and checksum, the data. A TTL already
+ * key from a DUMP payload (ours or redis-server's, ./rdb.ts; a stream: restore_stream), with
+ * Redis's checks in its order: options, the key exists (BUSYKEY), the TTL, version and checksum, the data. A TTL already
  * past creates nothing (and deletes the key REPLACE would replace). IDLETIME and FREQ are
  * checked and ignored: PostRESP keeps no LRU clock or LFU counter (docs/dump.md).
  * https://redis.io/commands/restore/
@@ -20,6 +20,7 @@ import { restoreEvents } from './events';
 import { BadFormat } from './packed';
 import { payloadOk, readPayload, type RdbValue } from './rdb';
 import { kDumpSql } from './sql';
+import { streamParams } from './stream-rows';
 
 const kBusy = new RespError('BUSYKEY Target key name already exists.');
 const kBadTtl = new RespError('ERR Invalid TTL value, must be >= 0');
@@ -84,6 +85,12 @@ export const restore = defineCommand({
     const v = err === null ? (d as { v: RdbValue }).v : { type: KeyType.String, value: Buffer.alloc(0) } as RdbValue;
     const ttl = err === null ? (d as { ttl: bigint }).ttl : 0n;
     const exp = ttl === 0n ? null : int8(o.absttl ? ttl : ttl + BigInt(now));
+    if (v.type === KeyType.Stream) {
+      return exec(s, kDumpSql.restoreStream, [dbArg(s), argv[1], o.replace, exp, nowArg(now), ...streamParams(v)], (rows) => {
+        const status = rows[0][0] as number;
+        return status === 3 ? kBusy : new Noted(kOk, status);
+      });
+    }
     const a = v.type === KeyType.String ? none : encodeBufferArray(v.type === KeyType.Hash ? v.fields : v.type === KeyType.Zset ? v.members : v.items);
     const b = v.type === KeyType.Hash ? encodeBufferArray(v.values) : none;
     const sc = v.type === KeyType.Zset ? f8Array(v.scores) : '{}';

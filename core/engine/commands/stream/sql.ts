@@ -66,11 +66,11 @@ export const kStreamSql = {
   /**
    * XINFO STREAM FULL's lists, the first $3 of each (NULL: all), one kind per row: 1 entries
    * (ms, seq, fv), 2 groups (grp, last id, a entries_read, b pending), 3 a group's pending
-   * entries (grp, consumer, id, a delivered, b deliveries), 4 consumers (grp, consumer, a seen,
+   * entries (grp, consumer, id, a delivered, b deliveries; in id order whatever the consumer), 4 consumers (grp, consumer, a seen,
    * b pending), 5 a consumer's pending entries (grp, consumer, id, a delivered, b deliveries)
    */
   infoFull: {
-    text: `SELECT 1 AS kind, NULL::bytea AS grp, NULL::bytea AS consumer, x.ms, x.seq, x.fv, NULL::int8 AS a, NULL::int8 AS b
+    text: `SELECT * FROM (SELECT 1 AS kind, NULL::bytea AS grp, NULL::bytea AS consumer, x.ms, x.seq, x.fv, NULL::int8 AS a, NULL::int8 AS b
              FROM (SELECT x.ms, x.seq, x.fv FROM stream_entries x WHERE x.db = $1::int2 AND x.key = $2::bytea
                ORDER BY x.ms, x.seq LIMIT $3::int8) x
            UNION ALL SELECT 2, g.grp, NULL, g.last_ms, g.last_seq, NULL, g.entries_read,
@@ -86,8 +86,8 @@ export const kStreamSql = {
            UNION ALL SELECT 5, c.grp, c.consumer, p.ms, p.seq, NULL, p.delivered, p.deliveries
              FROM stream_consumers c CROSS JOIN LATERAL (SELECT p.ms, p.seq, p.delivered, p.deliveries FROM stream_pel p
                WHERE p.db = c.db AND p.key = c.key AND p.grp = c.grp AND p.consumer = c.consumer ORDER BY p.ms, p.seq LIMIT $3::int8) p
-             WHERE c.db = $1::int2 AND c.key = $2::bytea
-           ORDER BY kind, grp, consumer, ms, seq`,
+             WHERE c.db = $1::int2 AND c.key = $2::bytea) u
+           ORDER BY kind, grp, CASE WHEN kind = 3 THEN NULL ELSE consumer END, ms, seq`,
   },
   /** XINFO GROUPS: each group with its consumer count, pending count and lag inputs */
   groups: {
