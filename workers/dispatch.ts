@@ -22,6 +22,7 @@ import type { WorkerStats } from '../core/messages';
 import type { ReplyQueue, ReplySlot } from './reply-queue';
 import { kPubsubContext, pubsubOnly } from '../core/engine/commands/pubsub/subscriptions';
 import { aclRefusal } from '../core/acl/enforce';
+import { clientCaching as kClientCaching } from '../core/engine/commands/connection/client/tracking';
 
 /** What dispatch needs of the worker (WorkerState). */
 export interface DispatchState {
@@ -98,6 +99,8 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   const db = c.db;
   const hook = state.writeHook;
   if (hook.beforeActive && (spec.flagBits & kFlagWrite) !== 0) hook.before(db, spec, argv);
+  const tracking = c.tracking;
+  if (tracking !== undefined) c.server.tracker.beforeRun(c, spec, argv);
   let result: RunResult;
   try {
     result = spec.run(c, argv);
@@ -105,6 +108,8 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
     state.log(`command ${spec.name} failed: ${(e as Error).stack ?? e}`);
     result = new RespError(`ERR internal error: ${(e as Error).message}`);
   }
+  // CLIENT CACHING yes|no lasts one command, or until EXEC (Redis's resetClient)
+  if (tracking !== undefined && spec !== kClientCaching && c.multi === undefined) tracking.caching = false;
   // after run: CLIENT REPLY OFF silences its own reply, CLIENT REPLY ON answers
   const silent = c.replyOff || skipThis;
   if (result instanceof PendingReply) {
@@ -126,7 +131,13 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   // immediate commands: recorded as taking no time (~1 µs); a clock read per command cost 2-3% of PING throughput
   state.record(spec, -1, result);
   if (hook.afterActive && (spec.flagBits & kFlagWrite) !== 0) hook.after(db, spec, argv);
-  if (hook.active) hook.command(db, spec, argv, result);
+  if (hook.active) {
+    hook.command(db, spec, argv, result, undefined, c.id);
+    c.replies.done(result, silent, c.proto);
+    const own = c.server.tracker.takeHeld(c.id);
+    if (own !== undefined) for (const f of own) c.replies.done(f, false, c.proto);
+    return;
+  }
   c.replies.done(result, silent, c.proto);
 }
 
@@ -142,7 +153,11 @@ function completed(c: DispatchClient, slot: ReplySlot, value: Reply, spec: Comma
   state.record(spec, started, value);
   const hook = state.writeHook;
   if (hook.afterActive && (spec.flagBits & kFlagWrite) !== 0) hook.after(db, spec, argv);
-  if (hook.active) hook.command(db, spec, argv, value, pending?.note);
+  if (hook.active) {
+    hook.command(db, spec, argv, value, pending?.note, c.id);
+    // its own invalidations (EXEC's and a script's too) go right behind its reply, as in Redis 7.0
+    slot.after = c.server.tracker.takeHeld(c.id);
+  }
   c.replies.fill(slot, value);
   c.replied();
 }

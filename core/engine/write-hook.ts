@@ -94,13 +94,24 @@ export class WriteHook {
     for (const l of this.committedList) l(db, event, key, maybe);
   };
 
-  /** A command's reply became final after its write committed (direct command, or EXEC's queued one). */
-  command(db: number, spec: CommandSpec, argv: Buffer[], reply: Reply, note?: Outcome): void {
+  /**
+   * The client id of the write being reported while its events are emitted, else 0 (the
+   * sweeper): CLIENT TRACKING's NOLOOP skips the writer's own invalidations.
+   */
+  writer = 0;
+
+  /** A command's reply became final after its write committed (direct command, or EXEC's queued one); by: the writer's client id */
+  command(db: number, spec: CommandSpec, argv: Buffer[], reply: Reply, note?: Outcome, by = 0): void {
     const decl = spec.events;
     if (decl === undefined || reply instanceof RespError || !this.active) return;
-    if (typeof decl !== 'string') return decl(this.emit, db, argv, reply, note);
-    const keys = keysOf(spec, argv);
-    if (keys !== undefined) for (const k of keys) this.emit(db, decl, k, false);
+    this.writer = by;
+    try {
+      if (typeof decl !== 'string') return decl(this.emit, db, argv, reply, note);
+      const keys = keysOf(spec, argv);
+      if (keys !== undefined) for (const k of keys) this.emit(db, decl, k, false);
+    } finally {
+      this.writer = 0;
+    }
   }
 
   /** A write command is about to be sent. */

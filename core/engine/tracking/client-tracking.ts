@@ -1,0 +1,36 @@
+/**
+ * One connection's CLIENT TRACKING state (Redis's CLIENT_TRACKING_* flags, its
+ * client_tracking_redirection and client_tracking_prefixes), and what the tracker needs of a
+ * connection to send it invalidations. docs/tracking.md.
+ */
+import type { Raw } from '../reply';
+
+export class ClientTracking {
+  bcast = false;
+  optin = false;
+  optout = false;
+  noloop = false;
+  /** CLIENT CACHING yes|no applies to the next command (kept through MULTI … EXEC) */
+  caching = false;
+  /** client id invalidations go to; 0: this connection */
+  redirect = 0;
+  /** the redirect target was on this worker when tracking began (else: another worker's) */
+  redirectLocal = false;
+  /** the other worker told us the redirect target closed */
+  redirectGone = false;
+  /** an invalidation found the redirect target gone (TRACKINGINFO's broken_redirect) */
+  broken = false;
+  /** BCAST prefixes, latin1 (the empty prefix: every key) */
+  readonly prefixes = new Set<string>();
+}
+
+/** What the tracker needs of a connection (workers/client.ts). */
+export interface TrackedClient {
+  readonly id: number;
+  readonly proto: 2 | 3;
+  tracking: ClientTracking | undefined;
+  readonly subscriptions?: { readonly active: boolean };
+  readonly isClosed: boolean;
+  /** a push frame behind the replies still owed, as pub/sub messages go (false: it closed) */
+  pushFrame(frame: Raw): boolean;
+}
