@@ -1,7 +1,7 @@
 /**
  * Differential: CLIENT TRACKING against redis-server 7.0.15, byte for byte. Each transcript runs
  * on named connections of both servers; a step sends commands on one connection (one write: a
- * pipelined step runs as a merged run here), waits for its fence, then fences every other
+ * pipelined step runs as a merged run here), reads their replies, then fences every
  * connection (PING fence: a RESP2 subscriber answers it too), so each connection's frames of the
  * step — replies, invalidation pushes, __redis__:invalidate messages — are compared in order.
  * PostRESP runs one worker, where an invalidation is queued before the writer's reply as in Redis
@@ -62,8 +62,15 @@ async function transcript(port: number, names: string[], steps: Step[]): Promise
       const c = conns.get(step.on)!;
       getredir = step.run.some((cmd) => cmd[1]?.toUpperCase() === 'GETREDIR');
       c.write(Buffer.concat(step.run.map((cmd) => encode(...cmd.map((a) => (a.startsWith('@') ? ids.get(a.slice(1))! : a))))));
-      await fence(step.on, c, i);
-      for (const [n, other] of conns) if (n !== step.on) await fence(n, other, i);
+      // its replies first (pushes, '>', may come between), then every connection's fence: a BCAST
+      // message goes out after the turn that ran the write, on both servers
+      for (let got = 0; got < step.run.length;) {
+        const r = await c.read(1, 5000);
+        if (r.stopped) { out.push(`${i} ${step.on}: <${r.stopped}>`); break; }
+        out.push(`${i} ${step.on}: ${mask(r.frames[0])}`);
+        if (r.frames[0][0] !== 62 /* > */) got++;
+      }
+      for (const [n, other] of conns) await fence(n, other, i);
     }
     return out;
   } finally {
@@ -107,6 +114,9 @@ describe('CLIENT TRACKING vs redis-server', () => {
       s('A', ['SET', 'own', '1']), // its own write: invalidated after its reply
       s('A', ['GET', 'own'], ['MULTI'], ['INCR', 'own'], ['GET', 'k2'], ['EXEC']),
       s('B', ['EVAL', "return redis.call('set', KEYS[1], 'e')", '1', 'k2']),
+      s('A', ['EVAL', "redis.call('set', 'k3x', 'bar')", '2', 'd1', 'd2'], ['EVAL', "return redis.call('get', 'zz9')", '2', 'd3', 'd4'],
+        ['EVAL_RO', "return redis.call('ping')", '2', 'd5', 'd6']),
+      s('B', ['MSET', 'd2', '1', 'd1', '1', 'd4', '1', 'd3', '1', 'zz9', '1', 'd5', '1', 'd6', '1']),
       s('A', ['GET', 'k2'], ['CLIENT', 'TRACKING', 'off']),
       s('B', ['SET', 'k2', 'after-off']),
     ]);

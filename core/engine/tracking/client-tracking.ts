@@ -4,6 +4,7 @@
  * connection to send it invalidations. docs/tracking.md.
  */
 import type { Raw } from '../reply';
+import type { CommandSpec } from '../commands/spec';
 
 export class ClientTracking {
   bcast = false;
@@ -20,6 +21,8 @@ export class ClientTracking {
   redirectGone = false;
   /** an invalidation found the redirect target gone (TRACKINGINFO's broken_redirect) */
   broken = false;
+  /** the script call running (EVAL, FCALL…), tracked when it first reads */
+  script: { spec: CommandSpec; argv: Buffer[] } | undefined = undefined;
   /** BCAST prefixes, latin1 (the empty prefix: every key) */
   readonly prefixes = new Set<string>();
 }

@@ -23,6 +23,8 @@ import type { WriteHook } from '../write-hook';
 import type { ClientTracking, TrackedClient } from './client-tracking';
 import { TrackingTable } from './tracking-table';
 
+/** the script commands: their declared keys are tracked when the script reads (scriptRead) */
+const kScripts: ReadonlySet<string> = new Set(['eval', 'evalsha', 'eval_ro', 'evalsha_ro', 'fcall', 'fcall_ro']);
 const kKeysChannel = Buffer.from('\0postresp:tracking');
 const kFlushChannel = Buffer.from('\0postresp:tracking-flush');
 const kEmpty = Buffer.alloc(0);
@@ -35,9 +37,14 @@ const kNull: Record<2 | 3, Raw> = { 2: new Raw(Buffer.from('$-1\r\n')), 3: new R
 
 /** Between workers of one process: an invalidation for a redirect target elsewhere, and target liveness. */
 type RedirectMessage =
-  | { to: number; keys: Uint8Array[] | null; nullProto: 2 | 3 }
+  | { to: number; from: number; keys: Uint8Array[] | null; nullProto: 2 | 3 }
   | { watch: number }
-  | { gone: number };
+  | { gone: number }
+  /** an invalidation reached the target's worker after the target closed: `from`'s redirect is broken now */
+  | { bounced: number; from: number };
+
+/** redirect targets that closed, remembered to bounce invalidations still on their way (at most this many) */
+const kDeparted = 1024;
 
 interface PrefixState {
   /** client ids with this BCAST prefix */
@@ -62,6 +69,8 @@ export class Tracker implements Subscriber {
   private readonly redirects: BroadcastChannel;
   /** clients of this worker that another worker's tracking client redirects to */
   private readonly targets = new Set<number>();
+  /** targets of this worker that closed (insertion order: the oldest go first) */
+  private readonly departed = new Set<number>();
   private readonly writer = new ReplyWriter(256);
   /**
    * frames for the connection whose write is being reported, by its id: sent right behind its
@@ -180,10 +189,23 @@ export class Tracker implements Subscriber {
     if (t.bcast) return;
     // OPTIN remembers only after CLIENT CACHING yes, OPTOUT all but after CLIENT CACHING no
     if ((t.optin && !t.caching) || (t.optout && t.caching)) return;
-    if ((spec.flagBits & kFlagReadonly) !== 0) this.rememberKeys(c.id, spec, argv);
+    // EVAL_RO and FCALL_RO are flagged readonly: a script is tracked by what it calls
+    if (kScripts.has(spec.name)) t.script = { spec, argv };
+    else if ((spec.flagBits & kFlagReadonly) !== 0) this.rememberKeys(c.id, spec, argv);
     else if (spec.name === 'exec' && c.multi !== undefined) {
       for (const q of c.multi) if ((q.spec.flagBits & kFlagReadonly) !== 0) this.rememberKeys(c.id, q.spec, q.argv);
     }
+  }
+
+  /**
+   * A script of a tracking client called a read-only command: its declared keys are tracked, as
+   * Redis 7.0 does (the keys the command itself read are not), once per call.
+   */
+  scriptRead(c: { readonly id: number; tracking?: ClientTracking }): void {
+    const run = c.tracking?.script;
+    if (run === undefined) return;
+    c.tracking!.script = undefined;
+    this.rememberKeys(c.id, run.spec, run.argv);
   }
 
   private rememberKeys(id: number, spec: CommandSpec, argv: Buffer[]): void {
@@ -298,7 +320,7 @@ export class Tracker implements Subscriber {
     const target = this.clients.get(t.redirect);
     if (target !== undefined && !target.isClosed) return this.deliverTo(target, keys, c.proto, true);
     if (t.redirectLocal || t.redirectGone) return this.broken(c, t);
-    this.redirects.postMessage({ to: t.redirect, keys, nullProto: c.proto } satisfies RedirectMessage);
+    this.redirects.postMessage({ to: t.redirect, from: c.id, keys, nullProto: c.proto } satisfies RedirectMessage);
   }
 
   private broken(c: TrackedClient, t: ClientTracking): void {
@@ -348,6 +370,14 @@ export class Tracker implements Subscriber {
     if ('to' in m) {
       const r = this.clients.get(m.to);
       if (r !== undefined) this.deliverTo(r, m.keys === null ? null : m.keys.map(asBuffer), m.nullProto, true);
+      else if (this.departed.has(m.to)) this.redirects.postMessage({ bounced: m.to, from: m.from } satisfies RedirectMessage);
+    } else if ('bounced' in m) {
+      const c = this.clients.get(m.from);
+      const t = c?.tracking;
+      if (t !== undefined && t.redirect === m.bounced) {
+        t.redirectGone = true;
+        this.broken(c!, t);
+      }
     } else if ('watch' in m) {
       if (this.clients.has(m.watch)) this.targets.add(m.watch);
     } else {
@@ -363,7 +393,11 @@ export class Tracker implements Subscriber {
   closed(c: TrackedClient): void {
     this.disable(c);
     this.held.delete(c.id);
-    if (this.targets.delete(c.id)) this.redirects.postMessage({ gone: c.id } satisfies RedirectMessage);
+    if (this.targets.delete(c.id)) {
+      this.redirects.postMessage({ gone: c.id } satisfies RedirectMessage);
+      this.departed.add(c.id);
+      if (this.departed.size > kDeparted) this.departed.delete(this.departed.values().next().value!);
+    }
   }
 }
 
