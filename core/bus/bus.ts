@@ -78,6 +78,8 @@ export class MessageBus {
   onKeysWanted: ((wanted: boolean) => void) | undefined = undefined;
   /** interest key → told whether another worker or instance holds it, when the view changes */
   private readonly watchers = new Map<string, (others: boolean) => void>();
+  /** the server's own channels (CLIENT TRACKING's): not listed by PUBSUB or INFO */
+  private readonly hidden = new Set<string>();
   private readonly channel: BroadcastChannel;
   private onReady!: () => void;
   /** resolves when the hub sent this worker its first view of the others' interest */
@@ -365,12 +367,16 @@ export class MessageBus {
     this.watchers.set(key, cb);
   }
 
+  /** A channel of the server's own (interest key): PUBSUB CHANNELS / SHARDCHANNELS and INFO leave it out. */
+  hide(key: string): void {
+    this.hidden.add(key);
+  }
+
   /** PUBSUB CHANNELS / SHARDCHANNELS, INFO pubsub_channels: channels with a subscriber in this process. */
   channelNames(kind: 'c' | 's'): Buffer[] {
     const keys = new Set<string>();
-    // a name starting with NUL is the server's own (CLIENT TRACKING's): not listed
-    for (const k of this.own.keys()) if (k[0] === kind && k[1] !== '\0') keys.add(k);
-    for (const k of this.others.keys()) if (k[0] === kind && k[1] !== '\0') keys.add(k);
+    for (const k of this.own.keys()) if (k[0] === kind && !this.hidden.has(k)) keys.add(k);
+    for (const k of this.others.keys()) if (k[0] === kind && !this.hidden.has(k)) keys.add(k);
     return [...keys].map((k) => Buffer.from(k.slice(1), 'latin1'));
   }
 

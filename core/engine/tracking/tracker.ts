@@ -83,6 +83,8 @@ export class Tracker implements Subscriber {
     private readonly clients: ReadonlyMap<number, TrackedClient>, private readonly workerIndex: number,
     runId: string, limit: number, private readonly workers: number) {
     this.table = new TrackingTable(perWorker(limit, workers));
+    bus.hide(interestKey('s', kKeysChannel));
+    bus.hide(interestKey('s', kFlushChannel));
     bus.watchInterest(interestKey('s', kKeysChannel), (others) => {
       this.othersWant = others;
       this.update();
