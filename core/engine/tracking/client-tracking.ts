@@ -34,6 +34,8 @@ export interface TrackedClient {
   tracking: ClientTracking | undefined;
   readonly subscriptions?: { readonly active: boolean };
   readonly isClosed: boolean;
+  /** QUIT answered or the connection is ending: gone for a redirect, as Redis frees it after the reply */
+  readonly closing: boolean;
   /** a push frame behind the replies still owed, as pub/sub messages go (false: it closed) */
   pushFrame(frame: Raw): boolean;
 }

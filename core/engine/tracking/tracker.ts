@@ -320,7 +320,7 @@ export class Tracker implements Subscriber {
     const t = c.tracking!;
     if (t.redirect === 0) return this.deliverTo(c, keys, c.proto, false);
     const target = this.clients.get(t.redirect);
-    if (target !== undefined && !target.isClosed) return this.deliverTo(target, keys, c.proto, true);
+    if (target !== undefined && !target.closing) return this.deliverTo(target, keys, c.proto, true);
     if (t.redirectLocal || t.redirectGone) return this.broken(c, t);
     this.redirects.postMessage({ to: t.redirect, from: c.id, keys, nullProto: c.proto } satisfies RedirectMessage);
   }
@@ -371,8 +371,8 @@ export class Tracker implements Subscriber {
   private onRedirect(m: RedirectMessage): void {
     if ('to' in m) {
       const r = this.clients.get(m.to);
-      if (r !== undefined) this.deliverTo(r, m.keys === null ? null : m.keys.map(asBuffer), m.nullProto, true);
-      else if (this.departed.has(m.to)) this.redirects.postMessage({ bounced: m.to, from: m.from } satisfies RedirectMessage);
+      if (r !== undefined && !r.closing) this.deliverTo(r, m.keys === null ? null : m.keys.map(asBuffer), m.nullProto, true);
+      else if (r !== undefined || this.departed.has(m.to)) this.redirects.postMessage({ bounced: m.to, from: m.from } satisfies RedirectMessage);
     } else if ('bounced' in m) {
       const c = this.clients.get(m.from);
       const t = c?.tracking;
