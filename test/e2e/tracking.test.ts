@@ -6,23 +6,12 @@
  * its cache, a write from another client, the next GET sees the new value.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { BasicClientSideCache, createClient } from 'redis';
 import { RawClient, type Value } from './resp-client';
-import { startServer, uniqueSchema, type RunningServer } from './start-server';
-import { withPg } from '../support/pg';
+import { twoInstances } from './two-instances';
 
-const schema = uniqueSchema('tracking_two');
-let a: RunningServer;
-let b: RunningServer;
-before(async () => {
-  a = await startServer(['--workers', '2', '--storage-mode', 'unlogged'], { schema });
-  b = await startServer(['--workers', '2', '--storage-mode', 'unlogged'], { schema });
-});
-after(async () => {
-  await Promise.all([a?.stop(), b?.stop()]);
-  await withPg(async (c) => void (await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)));
-});
+const two = twoInstances('tracking_two', ['--workers', '2', '--storage-mode', 'unlogged']);
 
 async function resp3(port: number, ...tracking: string[]): Promise<RawClient> {
   const c = await RawClient.connect(port);
@@ -43,8 +32,8 @@ async function clientsOnTwoWorkers(port: number): Promise<[RawClient, RawClient,
 
 describe('CLIENT TRACKING across workers and instances', () => {
   it('a write on the other worker of the process, and on another instance, invalidates a RESP3 client', async () => {
-    const [reader, writer, opened] = await clientsOnTwoWorkers(a.port);
-    const other = await RawClient.connect(b.port);
+    const [reader, writer, opened] = await clientsOnTwoWorkers(two.a.port);
+    const other = await RawClient.connect(two.b.port);
     try {
       await reader.call('HELLO', '3');
       assert.equal(await reader.call('CLIENT', 'TRACKING', 'on'), 'OK');
@@ -69,8 +58,8 @@ describe('CLIENT TRACKING across workers and instances', () => {
   });
 
   it('RESP2 REDIRECT to a subscribed connection on the other worker; the redirect breaks when it closes', async () => {
-    const [tracker, target, opened] = await clientsOnTwoWorkers(a.port);
-    const writer = await RawClient.connect(b.port);
+    const [tracker, target, opened] = await clientsOnTwoWorkers(two.a.port);
+    const writer = await RawClient.connect(two.b.port);
     try {
       const id = await target.call('CLIENT', 'ID');
       await target.call('SUBSCRIBE', '__redis__:invalidate');
@@ -94,8 +83,8 @@ describe('CLIENT TRACKING across workers and instances', () => {
   });
 
   it('tracking-table-max-keys: lowering it invalidates the keys over the limit, INFO counts what is left', async () => {
-    const c = await resp3(a.port, 'on');
-    const admin = await RawClient.connect(a.port);
+    const c = await resp3(two.a.port, 'on');
+    const admin = await RawClient.connect(two.a.port);
     try {
       await admin.call('CONFIG', 'SET', 'tracking-table-max-keys', '0');
       c.send(Buffer.concat(Array.from({ length: 50 }, (_, i) => Buffer.from(`*2\r\n$3\r\nGET\r\n$${`ev:${i}`.length}\r\nev:${i}\r\n`))));
@@ -116,8 +105,8 @@ describe('CLIENT TRACKING across workers and instances', () => {
 
   it('node-redis client-side cache (RESP3 clientSideCache): a cached GET, a write elsewhere, the next GET sees it', async () => {
     const cache = new BasicClientSideCache({ ttl: 0, maxEntries: 100 });
-    const cached = createClient({ url: `redis://127.0.0.1:${a.port}`, RESP: 3, clientSideCache: cache });
-    const plain = createClient({ url: `redis://127.0.0.1:${b.port}` });
+    const cached = createClient({ url: `redis://127.0.0.1:${two.a.port}`, RESP: 3, clientSideCache: cache });
+    const plain = createClient({ url: `redis://127.0.0.1:${two.b.port}` });
     await Promise.all([cached.connect(), plain.connect()]);
     try {
       await plain.set('csc:k', 'one');
