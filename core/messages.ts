@@ -89,6 +89,8 @@ export interface WorkerStats {
   cpuSys: number;
   /** EVAL/FCALL transactions (workers/storage/script-pool.ts); absent before the first stats snapshot */
   scripts?: { calls: number; retries: number; lockRestarts: number };
+  /** CLIENT TRACKING (core/engine/tracking/tracker.ts); absent before the first stats snapshot */
+  tracking?: import('./engine/tracking/tracker').TrackingStats;
   /** the read cache (absent with --cache off) */
   cache?: import('./engine/cache/near-cache').CacheStats & { enabled: boolean };
 }

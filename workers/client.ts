@@ -24,6 +24,7 @@ import { ReplyQueue } from './reply-queue';
 import { OutputLimiter } from './output-limit';
 import { dispatch, holdWhile, type DispatchClient } from './dispatch';
 import type { User } from '../core/acl/user';
+import type { ClientTracking } from '../core/engine/tracking/client-tracking';
 
 const native = loadNative();
 
@@ -52,6 +53,8 @@ export class Client implements DispatchClient {
   multiAborted = false;
   watched: WatchedKey[] = [];
   blocked: BlockedCall | undefined = undefined;
+  /** CLIENT TRACKING on (core/engine/tracking) */
+  tracking: ClientTracking | undefined = undefined;
   readonly subscriptions: Subscriptions;
   readonly createdAt = Date.now();
   /** performance.now() when the last bytes arrived: a command's latency counts from here */
@@ -249,8 +252,9 @@ export class Client implements DispatchClient {
    * A pub/sub message from the bus: behind the replies still owed (a SUBSCRIBE's own reply
    * first), whatever CLIENT REPLY says. false when the client is closed, or closes now over its
    * output limit: a subscriber that stopped reading goes, the publisher and the others do not wait.
+   * CLIENT TRACKING's invalidations come this way too.
    */
-  private readonly pushFrame = (frame: Raw): boolean => {
+  readonly pushFrame = (frame: Raw): boolean => {
     if (this.closed) return false;
     this.replies.done(frame, false, this.proto);
     if (this.checkOutputLimit(this.writer.length)) return false;
@@ -297,6 +301,7 @@ export class Client implements DispatchClient {
     this.closingNow = true;
     this.outputLimiter.stop();
     this.subscriptions.clear();
+    this.state.tracker.closed(this);
     this.socket.destroy();
     this.blocked?.closed();
     this.state.onClientClosed(this);
@@ -322,6 +327,7 @@ export class Client implements DispatchClient {
     this.multi = undefined;
     this.multiAborted = false;
     this.watched = [];
+    this.state.tracker.disable(this);
     const left = this.subscriptions.clear();
     this.user = this.server.acl.defaultUser;
     this.authenticated = !this.server.acl.defaultNeedsAuth;
@@ -331,12 +337,14 @@ export class Client implements DispatchClient {
   describe(): string {
     const now = Date.now();
     const subs = this.subscriptions;
-    const flags = (subs.active ? 'P' : '') + (this.blocked?.isBlocked ? 'b' : '') + (this.closing ? 'c' : '') + (this.noEvict ? 'e' : '') + (this.noTouch ? 'T' : '') || 'N';
+    const t = this.tracking;
+    const flags = (subs.active ? 'P' : '') + (this.blocked?.isBlocked ? 'b' : '') + (t !== undefined ? 't' : '') + (t?.broken ? 'R' : '') +
+      (t?.bcast ? 'B' : '') + (this.closing ? 'c' : '') + (this.noEvict ? 'e' : '') + (this.noTouch ? 'T' : '') || 'N';
     return `id=${this.id} addr=${this.addr} laddr=${this.laddr} fd=${this.fd} name=${this.name} ` +
       `age=${Math.floor((now - this.createdAt) / 1000)} idle=${Math.floor((now - this.lastActive) / 1000)} ` +
       `flags=${flags} db=${this.db} sub=${subs.size('c')} psub=${subs.size('p')} ssub=${subs.size('s')} multi=${this.multi?.length ?? -1} qbuf=${this.parser.pending} qbuf-free=0 ` +
       `argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=${this.writer.length} oll=${this.pendingReplies} ` +
       `omem=${this.socket.writableLength} tot-mem=0 events=r cmd=${this.lastCommand} user=${this.user.name} ` +
-      `redir=-1 resp=${this.proto} lib-name=${this.libName} lib-ver=${this.libVer}`;
+      `redir=${t?.redirect ?? -1} resp=${this.proto} lib-name=${this.libName} lib-ver=${this.libVer}`;
   }
 }

@@ -24,6 +24,7 @@ import { kPubsubContext, pubsubOnly } from '../core/engine/commands/pubsub/subsc
 import { aclRefusal } from '../core/acl/enforce';
 import { probePresence, statuses, type Presence } from '../core/engine/key-presence';
 import type { Outcome } from '../core/engine/pending-reply';
+import { clientCaching as kClientCaching } from '../core/engine/commands/connection/client/tracking';
 
 /** What dispatch needs of the worker (WorkerState). */
 export interface DispatchState {
@@ -102,6 +103,8 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   if (hook.beforeActive && (spec.flagBits & kFlagWrite) !== 0) hook.before(db, spec, argv);
   // `new` / `keymiss` / lazy `expired` on: the keys' presence, queued on the lane ahead of the command
   const probe = hook.presence ? probePresence(c, db, spec, argv) : undefined;
+  const tracking = c.tracking;
+  if (tracking !== undefined) c.server.tracker.beforeRun(c, spec, argv);
   let result: RunResult;
   try {
     result = spec.run(c, argv);
@@ -109,6 +112,8 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
     state.log(`command ${spec.name} failed: ${(e as Error).stack ?? e}`);
     result = new RespError(`ERR internal error: ${(e as Error).message}`);
   }
+  // CLIENT CACHING yes|no lasts one command, or until EXEC (Redis's resetClient)
+  if (tracking !== undefined && spec !== kClientCaching && c.multi === undefined) tracking.caching = false;
   // after run: CLIENT REPLY OFF silences its own reply, CLIENT REPLY ON answers
   const silent = c.replyOff || skipThis;
   if (result instanceof PendingReply) {
@@ -130,7 +135,13 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   // immediate commands: recorded as taking no time (~1 µs); a clock read per command cost 2-3% of PING throughput
   state.record(spec, -1, result);
   if (hook.afterActive && (spec.flagBits & kFlagWrite) !== 0) hook.after(db, spec, argv);
-  if (hook.active) report(hook, db, spec, argv, result, undefined, probe);
+  if (hook.active) {
+    report(hook, db, spec, argv, result, undefined, probe, c.id);
+    c.replies.done(result, silent, c.proto);
+    const own = c.server.tracker.takeHeld(c.id);
+    if (own !== undefined) for (const f of own) c.replies.done(f, false, c.proto);
+    return;
+  }
   c.replies.done(result, silent, c.proto);
 }
 
@@ -146,18 +157,22 @@ function completed(c: DispatchClient, slot: ReplySlot, value: Reply, spec: Comma
   state.record(spec, started, value);
   const hook = state.writeHook;
   if (hook.afterActive && (spec.flagBits & kFlagWrite) !== 0) hook.after(db, spec, argv);
-  if (hook.active) report(hook, db, spec, argv, value, pending?.note, probe);
+  if (hook.active) {
+    report(hook, db, spec, argv, value, pending?.note, probe, c.id);
+    // its own invalidations (EXEC's and a script's too) go right behind its reply, as in Redis 7.0
+    slot.after = c.server.tracker.takeHeld(c.id);
+  }
   c.replies.fill(slot, value);
   c.replied();
 }
 
 /** To the hook, with the keys' presence once the probe (queued first, so normally settled) answered. */
 function report(hook: WriteHook, db: number, spec: CommandSpec, argv: Buffer[], value: Reply, note: Outcome | undefined,
-  probe: Presence | undefined): void {
-  if (probe === undefined) return hook.command(db, spec, argv, value, note);
-  if (probe.op.done) return hook.command(db, spec, argv, value, note, statuses(probe));
+  probe: Presence | undefined, by: number): void {
+  if (probe === undefined) return hook.command(db, spec, argv, value, note, undefined, by);
+  if (probe.op.done) return hook.command(db, spec, argv, value, note, statuses(probe), by);
   // answered without the lane (an argument error, a script's connection): the probe still ran
-  probe.op.listener = () => { if (hook.active) hook.command(db, spec, argv, value, note, statuses(probe)); };
+  probe.op.listener = () => { if (hook.active) hook.command(db, spec, argv, value, note, statuses(probe), by); };
 }
 
 /**

@@ -6,11 +6,13 @@
  *   slots: [done][done][waiting][done]  → the done prefix is encoded; the rest waits its turn
  */
 import type { ReplyWriter } from '../protocol/writer';
-import { kNoReply, Pushes, writeReply, type Reply } from '../core/engine/reply';
+import { kNoReply, Pushes, writeReply, type Raw, type Reply } from '../core/engine/reply';
 
 export class ReplySlot {
   value: Reply | undefined = undefined;
   done = false;
+  /** push frames right behind this reply (CLIENT TRACKING's invalidations of the command's own writes), sent even when silent */
+  after: Raw[] | undefined = undefined;
   /**
    * silent: CLIENT REPLY OFF/SKIP; proto: the protocol when the command ran (a later HELLO must
    * not change how earlier replies encode)
@@ -69,6 +71,7 @@ export class ReplyQueue {
         this.writer.proto = s.proto;
         writeReply(this.writer, s.value!);
       }
+      if (s.after !== undefined) for (const f of s.after) this.writer.raw(f.bytes);
       slots[i] = undefined as unknown as ReplySlot;
       i++;
     }

@@ -24,6 +24,7 @@ import { AclCommandIndex } from '../core/acl/command-index';
 import { UserRegistry, type AclMutation } from '../core/acl/registry';
 import { AclLog } from '../core/acl/log';
 import { shareOf, startReadCache } from './read-cache';
+import { Tracker } from '../core/engine/tracking/tracker';
 
 export function emptyStats(): WorkerStats {
   return {
@@ -44,6 +45,7 @@ export class WorkerState implements ServerContext {
   /** pub/sub, blocked-client wake-ups and keyspace events, process- and instance-wide (core/bus) */
   readonly bus: MessageBus;
   readonly blocking: BlockingWaits;
+  readonly tracker: Tracker;
   /** notify-keyspace-events: publishes the hook's events on the bus while on */
   private readonly notifier: KeyspaceNotifier;
   stats = emptyStats();
@@ -85,6 +87,8 @@ export class WorkerState implements ServerContext {
     this.blocking = new BlockingWaits(this.bus, this.writeHook, (n) => { this.stats.blockedClients = n; });
     this.notifier = new KeyspaceNotifier(this.writeHook, this.bus, this.workerIndex);
     this.notifier.configure(parseNotifyFlags(this.config.str('notify-keyspace-events')) ?? 0);
+    this.tracker = new Tracker(this.writeHook, this.bus, this.clients, this.workerIndex, this.runId,
+      this.config.int('tracking-table-max-keys'), this.config.int('workers'));
     port.on('message', (msg: PrimaryToWorker) => this.onMessage(msg));
   }
 
@@ -140,6 +144,7 @@ export class WorkerState implements ServerContext {
       this.outputLimit = this.config.outputLimit();
       this.pubsubLimit = this.config.outputLimit('pubsub');
     }
+    if (name === 'tracking-table-max-keys') this.tracker.setLimit(this.config.int(name));
     if (name === 'cache-max-memory') this.store.cache?.resize(shareOf(this.config, this.config.int('workers')));
     for (const c of this.clients.values()) {
       if (name === 'proto-max-bulk-len') c.parser.limits.protoMaxBulkLen = this.config.int(name);
@@ -211,7 +216,7 @@ export class WorkerState implements ServerContext {
         this.aclLog.reset();
         return true;
       case 'stats':
-        return { ...this.stats, lanes: this.store.lanes.map((l) => l.snapshot()), scripts: { ...this.store.scripts.stats },
+        return { ...this.stats, tracking: this.tracker.stats, lanes: this.store.lanes.map((l) => l.snapshot()), scripts: { ...this.store.scripts.stats },
           cache: this.store.cache && { ...this.store.cache.stats, enabled: this.store.cache.table.enabled } };
       case 'reset-stats':
         this.clearStats();
@@ -231,6 +236,7 @@ export class WorkerState implements ServerContext {
     while (this.clients.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     for (const c of [...this.clients.values()]) c.destroy();
     await this.store.close();
+    this.tracker.close();
     this.bus.close();
     setImmediate(() => {
       this.port.close();
@@ -240,6 +246,9 @@ export class WorkerState implements ServerContext {
   }
 
   // ServerContext, the cross-thread parts go through the primary
+  hasClient(id: number): boolean {
+    return this.clients.has(id);
+  }
   clientList(filter?: ClientFilter): Promise<string[]> {
     return this.rpc.call<string[]>('client-list', filter);
   }

@@ -76,6 +76,10 @@ export class MessageBus {
    * changes: the blocking commands listen to the write hook only while one does.
    */
   onKeysWanted: ((wanted: boolean) => void) | undefined = undefined;
+  /** interest key → told whether another worker or instance holds it, when the view changes */
+  private readonly watchers = new Map<string, (others: boolean) => void>();
+  /** the server's own channels (CLIENT TRACKING's): not listed by PUBSUB or INFO */
+  private readonly hidden = new Set<string>();
   private readonly channel: BroadcastChannel;
   private onReady!: () => void;
   /** resolves when the hub sent this worker its first view of the others' interest */
@@ -360,11 +364,24 @@ export class MessageBus {
     void this.report(k, set.size);
   }
 
+  /**
+   * Calls cb whenever whether another worker of this process or another instance holds interest
+   * key may have changed (CLIENT TRACKING listens to the write hook only while someone tracks).
+   */
+  watchInterest(key: string, cb: (others: boolean) => void): void {
+    this.watchers.set(key, cb);
+  }
+
+  /** A channel of the server's own (interest key): PUBSUB CHANNELS / SHARDCHANNELS and INFO leave it out. */
+  hide(key: string): void {
+    this.hidden.add(key);
+  }
+
   /** PUBSUB CHANNELS / SHARDCHANNELS, INFO pubsub_channels: channels with a subscriber in this process. */
   channelNames(kind: 'c' | 's'): Buffer[] {
     const keys = new Set<string>();
-    for (const k of this.own.keys()) if (k[0] === kind) keys.add(k);
-    for (const k of this.others.keys()) if (k[0] === kind) keys.add(k);
+    for (const k of this.own.keys()) if (k[0] === kind && !this.hidden.has(k)) keys.add(k);
+    for (const k of this.others.keys()) if (k[0] === kind && !this.hidden.has(k)) keys.add(k);
     return [...keys].map((k) => Buffer.from(k.slice(1), 'latin1'));
   }
 
@@ -422,6 +439,7 @@ export class MessageBus {
     else this.holders.delete(e.key);
     if (e.remote) this.remote.add(e.key);
     else this.remote.delete(e.key);
+    this.watchers.get(e.key)?.(e.others > 0 || e.remote);
     if (kind === 'k') {
       if (e.others > 0) this.otherKeys.add(e.key); else this.otherKeys.delete(e.key);
       if (e.remote) this.remoteKeys.add(e.key); else this.remoteKeys.delete(e.key);

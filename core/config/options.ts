@@ -50,6 +50,7 @@ export const kOptions: readonly OptionSpec[] = [
   opt({ name: 'client-output-buffer-limit', type: 'string', default: 'normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60', mutable: true, description: 'per class: hard limit, soft limit, soft seconds; for normal clients 0 0 0 = unlimited, like Redis' }),
   // keyspace
   opt({ name: 'notify-keyspace-events', type: 'string', default: '', mutable: true, description: 'keyspace notifications: Redis\'s class letters (K E g $ l s h z x e t m d n A); empty = off' }),
+  opt({ name: 'tracking-table-max-keys', type: 'int', default: '1000000', min: 0, max: 2 ** 53, mutable: true, description: 'CLIENT TRACKING: keys remembered at most per process (split between workers); past it the oldest are invalidated; 0 = no limit' }),
   opt({ name: 'hll-sparse-max-bytes', type: 'bytes', default: '3000', min: 0, max: 2 ** 31 - 1, mutable: true, description: 'a HyperLogLog in the sparse encoding longer than this turns dense (header included), as in Redis' }),
   opt({ name: 'databases', type: 'int', default: '16', min: 1, max: 32767, mutable: false, description: 'number of logical databases (SELECT 0..n-1)' }),
   // operations

@@ -13,6 +13,8 @@ import type { Subscriptions } from './commands/pubsub/subscriptions';
 import type { UserRegistry, AclMutation } from '../acl/registry';
 import type { AclLog } from '../acl/log';
 import type { User } from '../acl/user';
+import type { ClientTracking } from './tracking/client-tracking';
+import type { Tracker } from './tracking/tracker';
 
 export interface ClientFilter {
   id?: number[];
@@ -54,6 +56,10 @@ export interface ServerContext {
   aclLogGather(reset: boolean): Promise<unknown>;
   readonly startedAt: number;
   readonly workerIndex: number;
+  /** CLIENT TRACKING: this worker's tracking table and invalidations (core/engine/tracking) */
+  readonly tracker: Tracker;
+  /** a connection with this id is on this worker */
+  hasClient(id: number): boolean;
   /** CLIENT LIST lines of every worker's clients, by id */
   clientList(filter?: ClientFilter): Promise<string[]>;
   killClients(filter: ClientFilter): Promise<number>;
@@ -116,6 +122,8 @@ export interface Session {
   blocked: BlockedCall | undefined;
   /** the connection is gone */
   readonly isClosed: boolean;
+  /** CLIENT TRACKING on: its mode; undefined when off (and for a script's session) */
+  tracking?: ClientTracking;
   /** a connection's channels and patterns (SUBSCRIBE…); undefined where there is no connection */
   readonly subscriptions?: Subscriptions;
   /** reply, then close the connection (QUIT) */

@@ -100,16 +100,28 @@ export class WriteHook {
   };
 
   /**
-   * A command's reply became final after its write committed (direct command, or EXEC's queued one).
-   * status: its keys' presence before it ran (key-presence.ts), when probed.
+   * The client id of the write being reported while its events are emitted, else 0 (the
+   * sweeper): CLIENT TRACKING's NOLOOP skips the writer's own invalidations.
    */
-  command(db: number, spec: CommandSpec, argv: Buffer[], reply: Reply, note?: Outcome, status?: Map<string, number>): void {
-    if (status !== undefined && this.active) return this.withPresence(db, spec, argv, reply, note, status);
+  writer = 0;
+
+  /**
+   * A command's reply became final after its write committed (direct command, or EXEC's queued one).
+   * status: its keys' presence before it ran (key-presence.ts), when probed; by: the writer's client id.
+   */
+  command(db: number, spec: CommandSpec, argv: Buffer[], reply: Reply, note?: Outcome, status?: Map<string, number>, by = 0): void {
     const decl = spec.events;
-    if (decl === undefined || reply instanceof RespError || !this.active) return;
-    if (typeof decl !== 'string') return decl(this.emit, db, argv, reply, note);
-    const keys = keysOf(spec, argv);
-    if (keys !== undefined) for (const k of keys) this.emit(db, decl, k, false);
+    if (!this.active || (status === undefined && (decl === undefined || reply instanceof RespError))) return;
+    this.writer = by;
+    try {
+      if (status !== undefined) return this.withPresence(db, spec, argv, reply, note, status);
+      if (decl === undefined || reply instanceof RespError) return;
+      if (typeof decl !== 'string') return decl(this.emit, db, argv, reply, note);
+      const keys = keysOf(spec, argv);
+      if (keys !== undefined) for (const k of keys) this.emit(db, decl, k, false);
+    } finally {
+      this.writer = 0;
+    }
   }
 
   /** The lookup events first, then the command's own with `new` where it created a key. */

@@ -6,22 +6,11 @@
  * arrive in order; a write on one fires the keyspace event a subscriber on the other hears.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { RawClient, encode, type Value } from './resp-client';
-import { startServer, uniqueSchema, type RunningServer } from './start-server';
-import { withPg } from '../support/pg';
+import { twoInstances } from './two-instances';
 
-const schema = uniqueSchema('pubsub_two');
-let a: RunningServer;
-let b: RunningServer;
-before(async () => {
-  a = await startServer(['--workers', '2', '--storage-mode', 'unlogged'], { schema });
-  b = await startServer(['--workers', '2', '--storage-mode', 'unlogged'], { schema });
-});
-after(async () => {
-  await Promise.all([a?.stop(), b?.stop()]);
-  await withPg(async (c) => void (await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)));
-});
+const two = twoInstances('pubsub_two', ['--workers', '2', '--storage-mode', 'unlogged']);
 
 async function subscriber(port: number, ...cmd: string[]): Promise<RawClient> {
   const c = await RawClient.connect(port);
@@ -32,9 +21,9 @@ async function subscriber(port: number, ...cmd: string[]): Promise<RawClient> {
 
 describe('pub/sub across two instances', () => {
   it('PUBLISH on one reaches a PSUBSCRIBE on the other, counting only its own receivers', async () => {
-    const sb = await subscriber(b.port, 'PSUBSCRIBE', 'news.*');
-    const sa = await subscriber(a.port, 'SUBSCRIBE', 'news.x');
-    const pub = await RawClient.connect(a.port);
+    const sb = await subscriber(two.b.port, 'PSUBSCRIBE', 'news.*');
+    const sa = await subscriber(two.a.port, 'SUBSCRIBE', 'news.x');
+    const pub = await RawClient.connect(two.a.port);
     try {
       assert.equal(await pub.call('PUBLISH', 'news.x', 'hi'), 1);
       assert.deepEqual(await sb.read(1), [['pmessage', 'news.*', 'news.x', 'hi']]);
@@ -46,8 +35,8 @@ describe('pub/sub across two instances', () => {
   });
 
   it('a 1 MB message arrives whole between small ones, and one publisher\'s 2,000 messages in order', async () => {
-    const sb = await subscriber(b.port, 'SUBSCRIBE', 'big', 'seq');
-    const pub = await RawClient.connect(a.port);
+    const sb = await subscriber(two.b.port, 'SUBSCRIBE', 'big', 'seq');
+    const pub = await RawClient.connect(two.a.port);
     try {
       const big = Buffer.alloc(1024 * 1024);
       for (let i = 0; i < big.length; i++) big[i] = (i * 31) & 0xff;
@@ -68,8 +57,8 @@ describe('pub/sub across two instances', () => {
   });
 
   it('a write on one fires the keyspace notification a subscriber on the other hears', async () => {
-    const w = await RawClient.connect(a.port);
-    const sb = await subscriber(b.port, 'PSUBSCRIBE', '__key*@3__:*');
+    const w = await RawClient.connect(two.a.port);
+    const sb = await subscriber(two.b.port, 'PSUBSCRIBE', '__key*@3__:*');
     try {
       // the writing instance's setting decides, as each Redis node notifies its own writes
       assert.equal(await w.call('CONFIG', 'SET', 'notify-keyspace-events', 'KEA'), 'OK');

@@ -5,6 +5,7 @@ import type { CommandSpec } from './spec';
 import { auth } from './connection/auth';
 import { client } from './connection/client';
 import { echo } from './connection/echo';
+import { asking, readonlyCommand, readwrite } from './connection/cluster-only';
 import { hello } from './connection/hello';
 import { ping } from './connection/ping';
 import { quit } from './connection/quit';
@@ -35,7 +36,7 @@ import { kSortCommands } from './sort';
 import { kBitmapCommands } from './bitmap';
 import { kDumpCommands } from './dump';
 
-export const kConnectionCommands: CommandSpec[] = [auth, client, echo, hello, ping, quit, reset, select];
+export const kConnectionCommands: CommandSpec[] = [auth, client, echo, hello, ping, quit, reset, select, readonlyCommand, readwrite, asking];
 export const kServerCommands: CommandSpec[] = [aclCommand, cluster, command, config, debug, info, latency, save, bgsave, lastsave, shutdown, time];
 
 /** Each family's index lists its commands; adding a family = one import and one spread here. */

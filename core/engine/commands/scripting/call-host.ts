@@ -22,7 +22,7 @@ import { noteOf } from '../../write-hook';
 import { isPromise, RespError, writeReply, type Reply } from '../../reply';
 import type { Session } from '../../session';
 import type { CommandSpec, RunResult } from '../spec';
-import { kFlagMayReplicate, kFlagNoScript, kFlagWrite } from '../flags';
+import { kFlagMayReplicate, kFlagNoScript, kFlagReadonly, kFlagWrite } from '../flags';
 import { ReplyWriter } from '../../../../protocol/writer';
 import { ScriptSession } from './script-session';
 import { withoutBlocking } from '../blocking/context';
@@ -67,6 +67,8 @@ export class CallHost implements ScriptHost {
       if (denied !== 0) return errorBytes(scriptAclText(denied));
     }
     if (this.readOnly && (bits & (kFlagWrite | kFlagMayReplicate)) !== 0) return kReadOnly;
+    // CLIENT TRACKING: a read tracks the script's declared keys (core/engine/tracking/tracker.ts)
+    if ((bits & kFlagReadonly) !== 0 && this.caller.tracking !== undefined) server.tracker.scriptRead(this.caller);
     const s = this.session;
     s.proto = resp;
     const db = s.db;

@@ -64,7 +64,7 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
   }
   if (out instanceof RespError) return out;
   if (hook.active && host !== undefined) {
-    for (const w of host.writes) if (!(w.reply instanceof RespError)) hook.command(w.db, w.spec, w.argv, w.reply, w.note);
+    for (const w of host.writes) if (!(w.reply instanceof RespError)) hook.command(w.db, w.spec, w.argv, w.reply, w.note, undefined, s.id);
   }
   // an error reply is a RespError, so INFO errorstats counts it (redis.error_reply('MY_CODE …'))
   return out[0] === 45 /* - */ ? new RespError(out.toString('latin1', 1, out.length - 2)) : new Raw(out);

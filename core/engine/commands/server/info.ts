@@ -71,7 +71,7 @@ function sections(s: Session, d: InfoData, scripting: Fields): Record<string, ()
       ['connected_clients', d.primary.connectedClients ?? sum(w, (x) => x.connectedClients)],
       ['cluster_connections', 0], ['maxclients', s.server.config.int('maxclients')],
       ['client_recent_max_input_buffer', 0], ['client_recent_max_output_buffer', 0],
-      ['blocked_clients', sum(w, (x) => x.blockedClients)], ['tracking_clients', 0], ['clients_in_timeout_table', 0],
+      ['blocked_clients', sum(w, (x) => x.blockedClients)], ['tracking_clients', sum(w, (x) => x.tracking?.clients ?? 0)], ['clients_in_timeout_table', 0],
     ],
     memory: () => [
       ['used_memory', mem.heapUsed + mem.external], ['used_memory_human', human(mem.heapUsed + mem.external)],
@@ -90,6 +90,8 @@ function sections(s: Session, d: InfoData, scripting: Fields): Record<string, ()
       // this instance's, every worker's (core/bus keeps the other workers' counts in each)
       ['pubsub_channels', s.server.bus.channelNames('c').length], ['pubsub_patterns', s.server.bus.patternCount()],
       ['pubsubshard_channels', s.server.bus.channelNames('s').length],
+      ['tracking_total_keys', sum(w, (x) => x.tracking?.keys ?? 0)], ['tracking_total_items', sum(w, (x) => x.tracking?.items ?? 0)],
+      ['tracking_total_prefixes', sum(w, (x) => x.tracking?.prefixes ?? 0)],
       // no total_rejected_calls / total_failed_calls: Redis 7.0 has them per command only
       // (commandstats), and its suite checks that default INFO does not mention rejected_calls
       ['total_error_replies', sum(w, (x) => Object.values(x.errorCodes).reduce((a, b) => a + b, 0))],

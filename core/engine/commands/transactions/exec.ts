@@ -57,7 +57,7 @@ export const exec = defineCommand({
       for (let i = 0; i < dbs.length; i++) if ((queued[i].spec.flagBits & kFlagWrite) !== 0) hook.after(dbs[i], queued[i].spec, queued[i].argv);
     }
     if (dbs !== undefined && hook.active && Array.isArray(replies)) {
-      for (let i = 0; i < queued.length; i++) hook.command(dbs[i], queued[i].spec, queued[i].argv, replies[i], noteOf(runs[i]));
+      for (let i = 0; i < queued.length; i++) hook.command(dbs[i], queued[i].spec, queued[i].argv, replies[i], noteOf(runs[i]), undefined, s.id);
     }
     return replies ?? kNullArray;
   },

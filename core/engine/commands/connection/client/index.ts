@@ -8,10 +8,12 @@ import { clientKill, clientNoEvict, clientNoTouch, clientReply } from './control
 import { clientGetname, clientId, clientInfo, clientList, clientSetinfo, clientSetname } from './identity';
 import { helpReply } from '../../help';
 import { clientUnblock } from './unblock';
+import { clientCaching, clientGetredir, clientTracking, clientTrackinginfo } from './tracking';
 
 const subcommands: CommandSpec[] = [
   clientId, clientSetname, clientGetname, clientSetinfo, clientInfo, clientList,
   clientKill, clientReply, clientNoEvict, clientNoTouch, clientUnblock,
+  clientTracking, clientCaching, clientGetredir, clientTrackinginfo,
 ];
 
 export const client = defineCommand({

@@ -1,0 +1,130 @@
+/**
+ * End to end: CLIENT TRACKING where the differential test (one worker) cannot look — a write on
+ * another worker or on another PostRESP instance invalidates; a REDIRECT target on another
+ * worker; tracking-table-max-keys evicts by invalidating; and node-redis's client-side cache
+ * (the `redis` package, RESP3 `clientSideCache`) driven through its real API: a GET served from
+ * its cache, a write from another client, the next GET sees the new value.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BasicClientSideCache, createClient } from 'redis';
+import { RawClient, type Value } from './resp-client';
+import { twoInstances } from './two-instances';
+
+const two = twoInstances('tracking_two', ['--workers', '2', '--storage-mode', 'unlogged']);
+
+async function resp3(port: number, ...tracking: string[]): Promise<RawClient> {
+  const c = await RawClient.connect(port);
+  await c.call('HELLO', '3');
+  if (tracking.length > 0) assert.equal(await c.call('CLIENT', 'TRACKING', ...tracking), 'OK');
+  return c;
+}
+
+/** CLIENT LIST's worker is not shown: a connection's id and its worker's, through INFO of each */
+async function clientsOnTwoWorkers(port: number): Promise<[RawClient, RawClient, RawClient[]]> {
+  // the primary hands each new connection to the worker with the fewest: two in a row differ
+  const opened: RawClient[] = [];
+  const first = await RawClient.connect(port);
+  const second = await RawClient.connect(port);
+  opened.push(first, second);
+  return [first, second, opened];
+}
+
+describe('CLIENT TRACKING across workers and instances', () => {
+  it('a write on the other worker of the process, and on another instance, invalidates a RESP3 client', async () => {
+    const [reader, writer, opened] = await clientsOnTwoWorkers(two.a.port);
+    const other = await RawClient.connect(two.b.port);
+    try {
+      await reader.call('HELLO', '3');
+      assert.equal(await reader.call('CLIENT', 'TRACKING', 'on'), 'OK');
+      await writer.call('SET', 'tw:k', '1');
+      assert.equal(await reader.call('GET', 'tw:k'), '1');
+      await writer.call('SET', 'tw:k', '2');
+      assert.deepEqual(await reader.read(1), [{ push: ['invalidate', ['tw:k']] }]);
+      assert.equal(await reader.call('GET', 'tw:k'), '2');
+      await other.call('INCR', 'tw:n');
+      assert.equal(await reader.call('GET', 'tw:k'), '2'); // tracked again
+      assert.equal(await reader.call('GET', 'tw:n'), '1');
+      await other.call('APPEND', 'tw:k', 'x');
+      await other.call('DEL', 'tw:n');
+      const got = await reader.read(2) as { push: Value[] }[];
+      assert.deepEqual(got.map((m) => String(m.push[1])).sort(), ['tw:k', 'tw:n']);
+      // a flush on the other instance: a null invalidation
+      await other.call('FLUSHDB');
+      assert.deepEqual(await reader.read(1), [{ push: ['invalidate', null] }]);
+    } finally {
+      for (const c of [...opened, other]) c.close();
+    }
+  });
+
+  it('RESP2 REDIRECT to a subscribed connection on the other worker; the redirect breaks when it closes', async () => {
+    const [tracker, target, opened] = await clientsOnTwoWorkers(two.a.port);
+    const writer = await RawClient.connect(two.b.port);
+    try {
+      const id = await target.call('CLIENT', 'ID');
+      await target.call('SUBSCRIBE', '__redis__:invalidate');
+      assert.equal(await tracker.call('CLIENT', 'TRACKING', 'on', 'REDIRECT', String(id)), 'OK');
+      assert.equal(await tracker.call('CLIENT', 'GETREDIR'), id);
+      await tracker.call('GET', 'rd:k');
+      await writer.call('SET', 'rd:k', 'v');
+      assert.deepEqual(await target.read(1), [['message', '__redis__:invalidate', ['rd:k']]]);
+      await tracker.call('HELLO', '3');
+      await tracker.call('GET', 'rd:k');
+      target.close();
+      await target.waitClosed();
+      await new Promise((r) => setTimeout(r, 100));
+      await writer.call('SET', 'rd:k', 'w');
+      assert.deepEqual(await tracker.read(1), [{ push: ['tracking-redir-broken', id] }]);
+      const info = await tracker.call('CLIENT', 'TRACKINGINFO') as { map: [Value, Value][] };
+      assert.deepEqual(info.map[0], ['flags', { set: ['on', 'broken_redirect'] }]);
+    } finally {
+      for (const c of [...opened, writer]) c.close();
+    }
+  });
+
+  it('tracking-table-max-keys: lowering it invalidates the keys over the limit, INFO counts what is left', async () => {
+    const c = await resp3(two.a.port, 'on');
+    const admin = await RawClient.connect(two.a.port);
+    try {
+      await admin.call('CONFIG', 'SET', 'tracking-table-max-keys', '0');
+      c.send(Buffer.concat(Array.from({ length: 50 }, (_, i) => Buffer.from(`*2\r\n$3\r\nGET\r\n$${`ev:${i}`.length}\r\nev:${i}\r\n`))));
+      await c.read(50);
+      // two workers: each keeps ceil(10 / 2) = 5 keys
+      await admin.call('CONFIG', 'SET', 'tracking-table-max-keys', '10');
+      const evicted = await c.read(45) as { push: [string, string[]] }[];
+      assert.deepEqual(evicted.map((m) => m.push[1][0]), Array.from({ length: 45 }, (_, i) => `ev:${i}`));
+      const info = String(await admin.call('INFO', 'stats'));
+      assert.match(info, /tracking_total_keys:5\r\n/);
+      assert.match(String(await admin.call('INFO', 'clients')), /tracking_clients:1\r\n/);
+    } finally {
+      await admin.call('CONFIG', 'SET', 'tracking-table-max-keys', '1000000');
+      c.close();
+      admin.close();
+    }
+  });
+
+  it('node-redis client-side cache (RESP3 clientSideCache): a cached GET, a write elsewhere, the next GET sees it', async () => {
+    const cache = new BasicClientSideCache({ ttl: 0, maxEntries: 100 });
+    const cached = createClient({ url: `redis://127.0.0.1:${two.a.port}`, RESP: 3, clientSideCache: cache });
+    const plain = createClient({ url: `redis://127.0.0.1:${two.b.port}` });
+    await Promise.all([cached.connect(), plain.connect()]);
+    try {
+      await plain.set('csc:k', 'one');
+      // the SET's own invalidation, through Postgres from the other instance, may land after the
+      // first GET cached it (a needless one, never a stale read): read until a GET is a hit
+      for (let i = 0; i < 100 && cache.stats().hitCount === 0; i++) {
+        assert.equal(await cached.get('csc:k'), 'one');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.ok(cache.stats().hitCount >= 1, 'a GET came from the cache');
+      const misses = cache.stats().missCount;
+      const invalidated = new Promise((r) => cache.once('invalidate', r));
+      await plain.set('csc:k', 'two'); // on the other instance
+      await invalidated;
+      assert.equal(await cached.get('csc:k'), 'two');
+      assert.equal(cache.stats().missCount, misses + 1, 'the GET after the invalidation went to the server');
+    } finally {
+      await Promise.all([cached.quit(), plain.quit()]);
+    }
+  });
+});
