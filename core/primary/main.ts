@@ -55,6 +55,7 @@ async function main(): Promise<void> {
   const busLink = new PgLink({ url: storage.url, startupOptions: storage.startupOptions, schema: storage.schema,
     instance: server.runId.slice(0, 16), log });
   server.bus = new BusHub({ log }, busLink);
+  server.busLink = busLink;
   server.infoSections = async () => {
     const persistence: [string, string | number][] = [['postresp_storage_mode', storage.storageMode],
       ['postresp_schema', storage.schema], ['postresp_postgres', storage.source.replace(/\s+/g, ' ')],
