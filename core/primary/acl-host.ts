@@ -55,7 +55,11 @@ export class AclHost {
 
   /** The users before the first client: the table's, then --aclfile or --requirepass. Throws
    * (the server does not start) on a bad file or when Postgres cannot be read. */
-  async start(specs: AclSpec[]): Promise<void> {
+  start(specs: AclSpec[]): Promise<void> {
+    return this.serial(() => this.load(specs));
+  }
+
+  private async load(specs: AclSpec[]): Promise<void> {
     const store = this.opts.store;
     this.registry = new UserRegistry(AclCommandIndex.fromSpecs(specs), store === undefined ? this.config.str('requirepass') : '');
     if (store !== undefined) await this.adopt(await store.read());

@@ -76,9 +76,11 @@ export class PrimaryServer {
     await this.pool.start();
     const [specs] = await this.pool.gather<AclSpec[]>('acl-specs');
     if (specs === undefined) throw new Error('no worker answered at start');
+    // following from before the first read: a change committed just after it is not missed
+    // (start() is the first in AclHost's queue, so what follows waits for it)
+    if (link !== undefined) link.onAcl = (version) => this.acl.follow(version);
     await this.acl.start(specs);
     await this.pool.gather('acl', { op: 'load', lines: this.acl.registry.list() } satisfies AclMutation);
-    if (link !== undefined) link.onAcl = (version) => this.acl.follow(version);
     return this.listen();
   }
 
