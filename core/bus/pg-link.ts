@@ -337,7 +337,8 @@ export class PgLink implements RemoteLink {
         void this.replace(h.rest, null);
         return;
       case 'U':
-        this.onAcl?.(Number(h.rest));
+        // empty: the change lost a race and wrote nothing (acl-store.ts)
+        if (h.rest !== '') this.onAcl?.(Number(h.rest));
         return;
     }
   }

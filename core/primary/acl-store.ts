@@ -32,12 +32,14 @@ export interface AclStoreLink {
 const kRead = `SELECT v.version::text, v.op, u.line FROM acl_version v LEFT JOIN acl_users u ON true`;
 
 // the users become exactly `lines`: rows not named are deleted, the others upserted (unchanged
-// rows are not rewritten); all of it only when the version is still $1
+// rows are not rewritten); all of it only when the version is still $1. The notification goes
+// out either way (empty version when nothing was written): its head took a sequence number, and
+// a gap in an instance's sequence counts as lost notifications (pg-link.ts)
 const kWrite = `WITH v AS (UPDATE acl_version SET version = version + 1, op = $2 WHERE version = $1::int8 RETURNING version),
   d AS (DELETE FROM acl_users WHERE EXISTS (SELECT FROM v) AND NOT (name = ANY($3::text[]))),
   u AS (INSERT INTO acl_users (name, line) SELECT n, l FROM v, unnest($3::text[], $4::text[]) AS t(n, l)
         ON CONFLICT (name) DO UPDATE SET line = excluded.line WHERE acl_users.line IS DISTINCT FROM excluded.line)
-  SELECT version::text, pg_notify($5, $6 || version::text) FROM v`;
+  SELECT (SELECT version FROM v)::text, pg_notify($5, $6 || coalesce((SELECT version FROM v)::text, ''))`;
 
 export class AclStore {
   constructor(private readonly link: AclStoreLink) {}
@@ -58,6 +60,6 @@ export class AclStore {
   async write(expected: number, op: string, lines: string[]): Promise<boolean> {
     const names = lines.map((l) => l.split(' ', 2)[1]!);
     const [r] = await this.link.exec((head) => [[kWrite, [String(expected), op, names, lines, this.link.channel, head('U')]]]);
-    return r!.rowCount === 1;
+    return r!.text(0, 0) !== null;
   }
 }
