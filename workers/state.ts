@@ -20,7 +20,7 @@ import { busChannelName, MessageBus } from '../core/bus/bus';
 import { BlockingWaits } from '../core/engine/commands/blocking/waits';
 import { KeyspaceNotifier } from '../core/engine/keyspace-events';
 import { parseNotifyFlags } from '../core/config/notify-flags';
-import { AclCommandIndex } from '../core/acl/command-index';
+import { AclCommandIndex, aclSpecs } from '../core/acl/command-index';
 import { UserRegistry, type AclMutation } from '../core/acl/registry';
 import { AclLog } from '../core/acl/log';
 import { shareOf, startReadCache } from './read-cache';
@@ -210,6 +210,9 @@ export class WorkerState implements ServerContext {
         if (gone.size > 0) for (const c of this.clients.values()) if (gone.has(c.user)) c.finish();
         return true;
       }
+      case 'acl-specs':
+        // what ACL rules read of the command table, for the primary (core/primary/acl-host.ts)
+        return aclSpecs(this.commands.all());
       case 'acl-log':
         return this.aclLog.entries;
       case 'acl-log-reset':

@@ -18,6 +18,28 @@ export interface AclCommand {
   fixedKeys: boolean;
 }
 
+/**
+ * What rules read of a command, as plain data: the primary (which never runs or checks a command,
+ * and may not import the command table: docs/code-map.md) gets these from a worker and builds its
+ * index from them, to parse and describe rules.
+ */
+export interface AclSpec {
+  name: string;
+  acl: readonly string[];
+  flagBits: number;
+  keys: CommandSpec['keys'];
+  subcommands?: AclSpec[];
+}
+
+export function aclSpecs(specs: Iterable<CommandSpec>): AclSpec[] {
+  const out: AclSpec[] = [];
+  for (const s of specs) {
+    out.push({ name: s.name, acl: [...s.acl], flagBits: s.flagBits, keys: { ...s.keys },
+      ...(s.subcommands !== undefined ? { subcommands: aclSpecs(s.subcommands) } : {}) });
+  }
+  return out;
+}
+
 const kChannelUse: Record<string, number> = { publish: 1, spublish: 1, subscribe: 2, ssubscribe: 2, psubscribe: 3 };
 
 export class AclCommandIndex {
@@ -29,6 +51,12 @@ export class AclCommandIndex {
 
   constructor(specs: Iterable<CommandSpec>) {
     for (const spec of specs) this.top.push(this.add(spec, undefined));
+  }
+
+  /** The primary's index, from a worker's aclSpecs(): rules parse and describe the same (ids in
+   * the same order); its entries lack what only the check reads (getKeys, run), never called there. */
+  static fromSpecs(specs: AclSpec[]): AclCommandIndex {
+    return new AclCommandIndex(specs as unknown as CommandSpec[]);
   }
 
   private add(spec: CommandSpec, parent: AclCommand | undefined): AclCommand {

@@ -43,6 +43,14 @@ export function aclRefusal(s: Session, spec: CommandSpec, argv: Buffer[]): RespE
   return code === 0 ? undefined : new RespError(nopermText(code, spec));
 }
 
+/** EXEC's refusal of a queued command the user lost between MULTI and EXEC (multi.c, 7.0) */
+export function execRecheckText(code: number): string {
+  const reason = code === kDeniedCmd ? 'no permission to execute the command or subcommand'
+    : code === kDeniedKey ? 'no permission to touch the specified keys'
+      : code === kDeniedChannel ? 'no permission to access one of the channels used as arguments' : 'no permission';
+  return `NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: ${reason}`;
+}
+
 /** redis.call's refusal text (script.c scriptVerifyACL) */
 export function scriptAclText(code: number): string {
   if (code === kDeniedCmd) return "The user executing the script can't run this command or subcommand";

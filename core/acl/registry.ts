@@ -1,7 +1,7 @@
 /**
- * The users of one worker thread. Every change is a mutation (SETUSER name rules…, DELUSER
- * names…, LOAD lines…) that the primary hands to every worker in one order (workers/state.ts
- * 'acl'), so all workers hold the same users; a new or replaced worker starts from ACL LIST's
+ * The users of one worker thread (and the primary's copy). Every change is a mutation (SETUSER
+ * name rules…, DELUSER names…, LOAD lines…, SYNC to another instance's users) that the primary
+ * hands to every worker in one order (workers/state.ts 'acl'), so all workers hold the same users; a new or replaced worker starts from ACL LIST's
  * lines. Connected clients hold their User object: SETUSER changes it in place (Redis applies new
  * rules to connected clients at once); DELUSER closes them.
  */
@@ -13,7 +13,13 @@ export type AclMutation =
   | { op: 'setuser'; name: string; rules: string[] }
   | { op: 'deluser'; names: string[] }
   | { op: 'requirepass'; value: string }
-  | { op: 'load'; lines: string[] };
+  | { op: 'load'; lines: string[] }
+  /**
+   * Become the users these lines declare (another instance's change, read from Postgres):
+   * users gone close their clients; changed ones take the new rules in place, or with `close`
+   * (changes missed while the bus was down: what they were is unknown) close their clients too.
+   */
+  | { op: 'sync'; lines: string[]; close: boolean };
 
 export class UserRegistry {
   readonly users = new Map<string, User>();
@@ -41,7 +47,7 @@ export class UserRegistry {
       return typeof r === 'string' ? r : undefined;
     }
     if (m.op === 'deluser' && m.names.includes('default')) return "The 'default' user cannot be removed";
-    if (m.op === 'load') return parseAclLines(this.index, m.lines).error;
+    if (m.op === 'load' || m.op === 'sync') return parseAclLines(this.index, m.lines).error;
     return undefined;
   }
 
@@ -84,7 +90,27 @@ export class UserRegistry {
         this.users.set('default', d);
         return gone;
       }
+      case 'sync':
+        return this.sync(m.lines, m.close);
     }
+  }
+
+  private sync(lines: string[], close: boolean): User[] {
+    const parsed = parseAclLines(this.index, lines).users;
+    if (parsed === undefined) return [];
+    const next = new Map(parsed.map((u) => [u.name, u]));
+    if (!next.has('default')) next.set('default', User.makeDefault(this.index));
+    const gone: User[] = [];
+    for (const [name, u] of this.users) if (!next.has(name)) { this.users.delete(name); gone.push(u); }
+    for (const [name, u] of next) {
+      const old = this.users.get(name);
+      if (old === undefined) this.users.set(name, u);
+      else if (old.describe() === u.describe()) continue;
+      // the default user is never closed (as ACL LOAD keeps its clients)
+      else if (close && name !== 'default') { gone.push(old); this.users.set(name, u); }
+      else old.copyFrom(u);
+    }
+    return gone;
   }
 
   /** ACL LIST: one line per user, by name */

@@ -78,3 +78,22 @@ test('checks: commands, first args, keys, channels, selectors', () => {
   assert.ok(reg.users.get('default')!.full);
   assert.ok(!u.full);
 });
+
+test("sync to another instance's users: deleted users close; changed ones in place, or closed when changes were missed", () => {
+  const start = ['user default on nopass ~* &* +@all', 'user a on nopass ~a* +get', 'user b on nopass ~b* +get', 'user c on nopass +ping'];
+  const changed = ['user default on >pw ~* &* +@all', 'user a on nopass ~a* +get +set', 'user c on nopass +ping', 'user d on nopass +ping'];
+  for (const close of [false, true]) {
+    const reg = new UserRegistry(index);
+    reg.apply({ op: 'load', lines: start });
+    const [d, a, b, c] = ['default', 'a', 'b', 'c'].map((n) => reg.users.get(n)!);
+    const gone = reg.apply({ op: 'sync', lines: changed, close });
+    assert.deepEqual(gone.map((u) => u.name).sort(), close ? ['a', 'b'] : ['b']);
+    assert.deepEqual([...reg.users.keys()].sort(), ['a', 'c', 'd', 'default']);
+    assert.equal(reg.users.get('default'), d, 'the default user is never replaced');
+    assert.ok(!d.nopass);
+    assert.equal(reg.users.get('a') === a, !close);
+    assert.match(reg.users.get('a')!.describe(), /\+set/);
+    assert.equal(reg.users.get('c'), c, 'unchanged: the same object, its clients stay');
+    assert.ok(!reg.users.has('b') && b.name === 'b');
+  }
+});

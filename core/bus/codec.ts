@@ -8,6 +8,7 @@
  *   A<instance> <seq> <to> <acked seq>                                           interest applied
  *   H<instance> <seq>    X<instance> <seq> <gone instance>                       hello, gone
  *   K<instance> <seq> s|f                                                         SCRIPT / FUNCTION KILL
+ *   U<instance> <seq> <version>                               ACL users changed (acl_version)
  *
  * <seq> counts every notification an instance sends: no two payloads are ever identical (Postgres
  * delivers identical channel+payload pairs of one transaction once), and a receiver that sees a

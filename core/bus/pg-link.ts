@@ -63,9 +63,11 @@ export interface PgLinkStats {
 
 const kDefaults = { ackTimeoutMs: 1000, healthMs: 5000, largeTtlMs: 60_000, maxBatchItems: 2000, reconnectMaxMs: 2000 };
 
-type Stmt = [sql: string, params: PgParam[]];
-// Statements are built when flushed: sequence numbers then follow the order Postgres commits in
-type Op = { items: BusItem[] } | { stmts: () => Stmt[]; committed?: () => void };
+export type PgStmt = [sql: string, params: PgParam[]];
+type Stmt = PgStmt;
+// Statements are built when flushed: sequence numbers then follow the order Postgres commits in;
+// results: the op's own statements' results, undefined when the transaction failed or was dropped
+type Op = { items: BusItem[] } | { stmts: () => Stmt[]; committed?: () => void; results?: (r: PgResult[] | undefined) => void };
 
 export function busChannel(schema: string): string {
   const name = `postresp_bus_${schema}`;
@@ -83,6 +85,9 @@ export class PgLink implements RemoteLink {
   onRemoteInterest?: (key: string, present: boolean) => Promise<void>;
   onReconnected?: () => void;
   onKill?: (kind: ScriptKind) => void;
+  /** ACL users changed on another instance (the version it committed), or undefined: reconnected,
+   * changes may have been missed (core/primary/acl-host.ts reloads them) */
+  onAcl?: (version: number | undefined) => void;
 
   private conn: NativePgConnection | undefined;
   private closed = false;
@@ -181,6 +186,29 @@ export class PgLink implements RemoteLink {
     this.flush();
   }
 
+  /**
+   * Statements of this process's own (ACL changes) in one transaction, in order with the bus's
+   * traffic; `head(type)` is a notification head with this instance's next sequence number.
+   * Resolves with their results; rejects when not connected or the transaction failed.
+   */
+  exec(build: (head: (type: string) => string) => Stmt[]): Promise<PgResult[]> {
+    if (!this.conn || this.conn.closed || !this.stats.connected) return Promise.reject(new Error('the bus connection to Postgres is down'));
+    return new Promise((resolve, reject) => {
+      this.ops.push({
+        stmts: () => build((type) => `${type}${this.instance} ${++this.seq} `),
+        results: (r) => (r === undefined ? reject(new Error('the transaction failed or the connection was lost')) : resolve(r)),
+      });
+      this.flush();
+    });
+  }
+
+  /** One read on the bus connection (rejects when it is down). */
+  query(sql: string, params: PgParam[]): Promise<PgResult> {
+    const c = this.conn;
+    if (!c || c.closed || !this.stats.connected) return Promise.reject(new Error('the bus connection to Postgres is down'));
+    return c.query(sql, params);
+  }
+
   private notify(payload: string): Stmt {
     return ['SELECT pg_notify($1, $2)', [this.channel, payload]];
   }
@@ -230,6 +258,7 @@ export class PgLink implements RemoteLink {
     // a wake-up carries no data: one per key per transaction is enough (a hot list pushed by
     // many clients would otherwise notify once per push)
     const woken = new Set<string>();
+    const ranges: [op: Op, from: number, to: number][] = [];
     for (const op of batch) {
       if ('items' in op) {
         for (const it of op.items) {
@@ -243,20 +272,23 @@ export class PgLink implements RemoteLink {
         count += op.items.length;
       } else {
         emitItems();
+        const from = stmts.length;
         stmts.push(...op.stmts());
+        ranges.push([op, from, stmts.length]);
       }
     }
     emitItems();
     this.flushing = true;
-    this.tx(stmts).then(() => {
+    this.tx(stmts).then((results) => {
       this.stats.transactions++;
       this.stats.notifications += stmts.filter((s) => s[0].includes('pg_notify')).length;
       this.stats.itemsOut += count;
       for (const op of batch) if ('stmts' in op) op.committed?.();
+      for (const [op, from, to] of ranges) if ('stmts' in op) op.results?.(results.slice(from, to));
     }, (e: Error) => {
       this.stats.dropped += count;
       this.opts.log(`bus: sending to other instances failed, ${count} message(s) dropped: ${e.message}`);
-      for (const op of batch) if ('stmts' in op) op.committed?.();
+      for (const op of batch) if ('stmts' in op) { op.committed?.(); op.results?.(undefined); }
     }).finally(() => {
       this.flushing = false;
       this.flush();
@@ -316,6 +348,10 @@ export class PgLink implements RemoteLink {
         return;
       case 'K':
         this.onKill?.(h.rest === 'f' ? 'function' : 'script');
+        return;
+      case 'U':
+        // empty: the change lost a race and wrote nothing (acl-store.ts)
+        if (h.rest !== '') this.onAcl?.(Number(h.rest));
         return;
     }
   }
@@ -455,7 +491,10 @@ export class PgLink implements RemoteLink {
     this.stats.connected = true;
     this.backoff = 100;
     this.flush();
-    if (this.stats.reconnects > 0) this.onReconnected?.();
+    if (this.stats.reconnects > 0) {
+      this.onReconnected?.();
+      this.onAcl?.(undefined);
+    }
   }
 
   private down(err: Error): void {
@@ -467,7 +506,7 @@ export class PgLink implements RemoteLink {
     this.opts.log(`bus: connection to Postgres lost (${err.message}); messages to and from other instances are lost until it is back`);
     for (const seq of [...this.acks.keys()]) this.finishAck(seq);
     this.stats.dropped += this.ops.reduce((n, op) => n + ('items' in op ? op.items.length : 0), 0);
-    for (const op of this.ops) if ('stmts' in op) op.committed?.();
+    for (const op of this.ops) if ('stmts' in op) { op.committed?.(); op.results?.(undefined); }
     this.ops = [];
     this.inbox.length = 0;
     clearTimeout(this.retry);

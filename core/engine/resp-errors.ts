@@ -20,6 +20,7 @@ export const Err = {
   ),
   noProto: new RespError('NOPROTO unsupported protocol version'),
   noSuchClient: new RespError('ERR No such client'),
+  noSuchUser: (name: string) => new RespError(`ERR No such user '${name}'`),
   /** a `no_multi` command (SHUTDOWN) between MULTI and EXEC; EXEC then answers EXECABORT */
   notInMulti: new RespError('ERR Command not allowed inside a transaction'),
   maxClients: new RespError('ERR max number of clients reached'),

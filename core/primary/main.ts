@@ -65,6 +65,7 @@ async function main(): Promise<void> {
     }
   };
   server.bus = new BusHub({ log, killScripts }, busLink);
+  server.busLink = busLink;
   server.infoSections = async () => {
     const persistence: [string, string | number][] = [['postresp_storage_mode', storage.storageMode],
       ['postresp_schema', storage.schema], ['postresp_postgres', storage.source.replace(/\s+/g, ' ')],

@@ -14,8 +14,11 @@ import type { ConnMessage, WorkerStats } from '../messages';
 import { loadNative, type NativeAddon } from '../native';
 import { WorkerPool } from './pool';
 import type { ExpiredSink } from './sweeper';
-import { AclHost } from './acl-host';
+import { AclHost, type AclRequest } from './acl-host';
+import { AclStore } from './acl-store';
 import type { AclMutation } from '../acl/registry';
+import type { AclSpec } from '../acl/command-index';
+import type { PgLink } from '../bus/pg-link';
 import { mergeLogs, type AclLogEntry } from '../acl/log';
 import { kProtectedModeDenied, protectedModeDenies } from './protected-mode';
 
@@ -41,6 +44,8 @@ export class PrimaryServer {
   infoSections: (() => Promise<Record<string, [string, string | number][]>>) | undefined;
   /** the message bus's primary end, set before start() */
   bus: BusHub | undefined;
+  /** the bus's link to other instances, set before start(): ACL users are kept and followed there */
+  busLink: PgLink | undefined;
   /** called after clients are closed, before exit (stops storage) */
   onStopped: Array<() => Promise<void>> = [];
   /** the sweeper's expired keys, to the workers whose write hook listens (once the pool started) */
@@ -53,17 +58,30 @@ export class PrimaryServer {
     private readonly extra: Record<string, unknown> = {}) {}
 
   async start(): Promise<string> {
-    this.acl = new AclHost(this.config);
-    await this.acl.loadFile();
+    const link = this.busLink;
+    this.acl = new AclHost(this.config, {
+      broadcast: async (m: AclMutation) => void (await this.pool.gather('acl', m)),
+      log: this.log,
+      store: link && new AclStore(link),
+    });
     this.pool = new WorkerPool(this.config, { runId: this.runId, startedAt: this.startedAt, tcpPort: 0, ...this.extra } as never, {
       handler: (op, args) => this.onWorkerRequest(op, args),
       log: this.log,
       bus: this.bus,
-      aclLines: () => this.acl.registry.list(),
+      // a worker started before the users are known (below) starts with the default user alone
+      aclLines: () => this.acl.registry?.list() ?? [],
     });
-    const ready = await this.listen();
+    // the users before the first client: the workers (which hold the command table the primary
+    // may not import) say what ACL rules read of it, then the users are read and handed to them
     await this.pool.start();
-    return ready;
+    const [specs] = await this.pool.gather<AclSpec[]>('acl-specs');
+    if (specs === undefined) throw new Error('no worker answered at start');
+    // following from before the first read: a change committed just after it is not missed
+    // (start() is the first in AclHost's queue, so what follows waits for it)
+    if (link !== undefined) link.onAcl = (version) => this.acl.follow(version);
+    await this.acl.start(specs);
+    await this.pool.gather('acl', { op: 'load', lines: this.acl.registry.list() } satisfies AclMutation);
+    return this.listen();
   }
 
   private async listen(): Promise<string> {
@@ -173,13 +191,16 @@ export class PrimaryServer {
         return { workers, primary: this.infoData(), sections };
       }
       case 'acl': {
-        const r = await this.acl.request(args as AclMutation);
-        if (r.mutation !== undefined) await this.pool.gather('acl', r.mutation);
+        const r = await this.acl.request(args as AclRequest);
         return r.error ?? null;
       }
       case 'config-set': {
         for (const [name, value] of args as [string, string][]) {
-          if (name === 'requirepass') this.acl.registry.apply({ op: 'requirepass', value });
+          if (name === 'requirepass') {
+            // the default user is shared by the instances on the schema: its password too
+            const r = await this.acl.request({ op: 'requirepass', value });
+            if (r.error !== undefined) this.log(`CONFIG SET requirepass: ${r.error}`);
+          }
           this.config.set(name, value);
           this.pool.broadcast({ type: 'config', name, value: this.config.get(name) });
         }

@@ -64,6 +64,31 @@ describe('ACL users', () => {
     c.close();
   });
 
+  it('EXEC checks queued commands again: one whose permission was taken away since MULTI is refused in its slot (Redis 7.0)', async () => {
+    const c = await admin();
+    assert.equal(await c.call('ACL', 'SETUSER', 'tx', 'on', 'nopass', '~*', '&*', '+@all'), 'OK');
+    const u = await RawClient.connect(s.port);
+    assert.equal(await u.call('AUTH', 'tx', 'x'), 'OK');
+    assert.equal(await u.call('MULTI'), 'OK');
+    for (const cmd of [['GET', 'k'], ['SET', 'k', 'v'], ['PUBLISH', 'ch', 'm'], ['SET', 'other', 'v']]) assert.equal(await u.call(...cmd), 'QUEUED');
+    assert.equal(await c.call('ACL', 'LOG', 'RESET'), 'OK');
+    assert.equal(await c.call('ACL', 'SETUSER', 'tx', '-get', 'resetkeys', '~k', 'resetchannels'), 'OK');
+    const why = 'NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: ';
+    assert.deepEqual(await u.call('EXEC'), [{ error: `${why}no permission to execute the command or subcommand` }, 'OK',
+      { error: `${why}no permission to access one of the channels used as arguments` }, { error: `${why}no permission to touch the specified keys` }]);
+    const log = (await c.call('ACL', 'LOG')) as unknown[][];
+    assert.deepEqual(log.map((e) => [e[3], e[5], e[7]]), [['key', 'multi', 'other'], ['channel', 'multi', 'ch'], ['command', 'multi', 'get']]);
+    u.close();
+    c.close();
+  });
+
+  it("CLIENT KILL USER of a user nobody has: Redis's error, not 0", async () => {
+    const c = await admin();
+    assert.deepEqual(await c.call('CLIENT', 'KILL', 'USER', 'nosuch'), { error: "ERR No such user 'nosuch'" });
+    assert.equal(await c.call('CLIENT', 'KILL', 'USER', 'filed', 'SKIPME', 'yes'), 0);
+    c.close();
+  });
+
   it('HELLO AUTH, SUBSCRIBE channels, redis.call as the user', async () => {
     const c = await admin();
     assert.equal(await c.call('ACL', 'SETUSER', 'sub', 'on', '>spw', '&news.*', '~k*', '+@all'), 'OK');

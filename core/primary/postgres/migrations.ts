@@ -316,6 +316,20 @@ export const kMigrations: readonly Migration[] = [
     ],
   },
   {
+    version: 10,
+    name: 'ACL users shared by every instance on the schema (docs/acl.md)',
+    statements: (s) => [
+      // LOGGED whatever the storage mode, and left alone by a mode conversion: users are
+      // configuration, and an unlogged table emptied by a crash would leave a default user with
+      // no password. One row per user: its ACL LIST line (`user <name> <rules>`).
+      `CREATE TABLE ${s}.acl_users (name text PRIMARY KEY, line text NOT NULL)`,
+      // One row, bumped by every change (the bus's U notification carries it): an instance holding
+      // version n applies n+1 by its op (setuser, deluser, load), a gap by reloading every user.
+      `CREATE TABLE ${s}.acl_version (one bool PRIMARY KEY DEFAULT true CHECK (one), version int8 NOT NULL, op text NOT NULL)`,
+      `INSERT INTO ${s}.acl_version (version, op) VALUES (0, 'load')`,
+    ],
+  },
+  {
     version: 11,
     name: 'XREADGROUP readers blocked in the order they blocked, per group (docs/streams.md)',
     statements: (s) => [
@@ -433,7 +447,7 @@ async function convertMode(c: pg.Client, schema: string, from: StorageMode, to: 
     // first; going unlogged, they convert last.
     const tables = await c.query<{ relname: string }>(
       `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname <> 'meta' AND c.relname NOT LIKE 'bus\\_%' AND c.relname <> 'blocked_waiters'
+        WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname <> 'meta' AND c.relname NOT LIKE 'bus\\_%' AND c.relname NOT LIKE 'acl\\_%' AND c.relname <> 'blocked_waiters'
         ORDER BY EXISTS (SELECT 1 FROM pg_constraint f WHERE f.confrelid = c.oid AND f.contype = 'f') = $2 DESC,
           c.relname`, [schema, to !== 'unlogged']);
     for (const { relname } of tables.rows) {

@@ -3,6 +3,8 @@
  * error aborts (EXECABORT); a changed WATCHed key gives a null array; a runtime error (WRONGTYPE)
  * is returned in its slot while the other commands take effect, as in Redis. Once committed, the
  * queued writes are reported to the write hook, each with the db it ran in (SELECT may be queued).
+ * Each queued command is checked against the user's rules again, as Redis 7.0 does: a rule
+ * changed since it was queued refuses it in its slot (NOPERM … rules changed …), the rest run.
  * https://redis.io/commands/exec/
  */
 import { RespError, kNullArray, type Reply } from '../../reply';
@@ -11,6 +13,7 @@ import { kFlagWrite } from '../flags';
 import { withoutBlocking } from '../blocking/context';
 import { noteOf } from '../../write-hook';
 import type { RunResult } from '../spec';
+import { aclDenied, execRecheckText } from '../../../acl/enforce';
 
 const kWithout = new RespError('ERR EXEC without MULTI');
 const kAbort = new RespError('EXECABORT Transaction discarded because of previous errors.');
@@ -38,6 +41,10 @@ export const exec = defineCommand({
     // blocking commands answer as their non-blocking forms (blocking/context.ts)
     const replies = await s.server.store.transaction(s, watched, () => withoutBlocking(() => runs = queued.map(({ spec, argv }): RunResult => {
       dbs?.push(s.db);
+      if (!s.user.full) {
+        const denied = aclDenied(s, spec, argv, 'multi');
+        if (denied !== 0) return new RespError(execRecheckText(denied));
+      }
       if (hook.beforeActive && (spec.flagBits & kFlagWrite) !== 0) hook.before(s.db, spec, argv);
       s.denyBlocking = true;
       try {

@@ -35,7 +35,12 @@ export const clientKill = defineCommand({
         const t = v.toLowerCase();
         if (!['normal', 'master', 'replica', 'slave', 'pubsub'].includes(t)) return new RespError(`ERR Unknown client type '${v}'`);
         f.type = t;
-      } else if (opt === 'user') f.user = v;
+      } else if (opt === 'user') {
+        // Redis looks the user up while parsing: a name nobody has is an error, not 0 killed
+        const name = argv[i + 1].toString('latin1');
+        if (!s.server.acl.users.has(name)) return Err.noSuchUser(name);
+        f.user = name;
+      }
       else if (opt === 'skipme') {
         const yes = v.toLowerCase();
         if (yes === 'yes') f.skip = s.id;
