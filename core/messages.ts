@@ -14,6 +14,8 @@ export interface ConnMessage {
   fd: number;
   /** accepted on the Unix socket (CLIENT LIST shows no TCP address; DEBUG 'local' allows it) */
   unix: boolean;
+  /** accepted on the tls-port listener: the worker runs the TLS handshake (workers/tls-socket.ts) */
+  tls: boolean;
 }
 export interface ClosedMessage { type: 'closed'; id: number }
 export interface ConfigMessage { type: 'config'; name: string; value: OptionValue }

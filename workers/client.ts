@@ -24,6 +24,8 @@ import { ReplyQueue } from './reply-queue';
 import { OutputLimiter } from './output-limit';
 import { dispatch, holdWhile, type DispatchClient } from './dispatch';
 import type { User } from '../core/acl/user';
+import type { TlsServerContext } from '../core/tls/secure-context';
+import { wrapTls } from './tls-socket';
 
 const native = loadNative();
 
@@ -73,14 +75,27 @@ export class Client implements DispatchClient {
   readonly laddr: string;
   readonly socket: net.Socket;
   readonly local: boolean;
+  /** plain TCP or Unix: replies may go straight to the descriptor (send()); false under TLS */
+  private readonly direct: boolean = true;
 
   /** Wraps the descriptor the primary handed over; throws when it cannot be opened. */
   constructor(readonly id: number, readonly fd: number, readonly unix: boolean, readonly server: ServerContext,
-    readonly state: WorkerState) {
-    // Node reads `onread` here as in net.connect(); @types/node 20 declares it only for connect
-    const opts: net.SocketConstructorOpts & { onread: net.OnReadOpts } =
-      { fd, readable: true, writable: true, allowHalfOpen: true, onread: { buffer: kReadScratch, callback: this.onRead } };
-    const socket = new net.Socket(opts);
+    readonly state: WorkerState, tls?: TlsServerContext) {
+    let socket: net.Socket;
+    if (tls === undefined) {
+      // Node reads `onread` here as in net.connect(); @types/node 20 declares it only for connect
+      const opts: net.SocketConstructorOpts & { onread: net.OnReadOpts } =
+        { fd, readable: true, writable: true, allowHalfOpen: true, onread: { buffer: kReadScratch, callback: this.onRead } };
+      socket = new net.Socket(opts);
+    } else {
+      // decrypted records arrive as buffers of their own; send() must not bypass the TLS layer
+      socket = wrapTls(fd, tls, (why) => {
+        this.state.log(`client id=${id} ${why}`);
+        this.destroy();
+      });
+      socket.on('data', (chunk: Buffer) => { if (!this.closingNow) this.onData(chunk); });
+      this.direct = false;
+    }
     this.socket = socket;
     this.local = isLocalPeer(unix, socket.remoteAddress);
     const c = server.config;
@@ -224,7 +239,7 @@ export class Client implements DispatchClient {
   private send(buf: Buffer): void {
     const socket = this.socket;
     // destroyed: Node may have closed the descriptor already, and its number may be reused
-    if (socket.writableLength === 0 && !socket.destroyed && !this.ending) {
+    if (this.direct && socket.writableLength === 0 && !socket.destroyed && !this.ending) {
       const n = native.sendFd(this.fd, buf);
       if (n === buf.length) return;
       if (n > 0) buf = buf.subarray(n);

@@ -30,7 +30,7 @@ const opt = (o: OptionSpec): OptionSpec => o;
 export const kOptions: readonly OptionSpec[] = [
   // network
   opt({ name: 'bind', type: 'string', default: '127.0.0.1', mutable: false, description: 'addresses to listen on, space separated; * = every IPv4 address, ::* = every IPv6 address, a leading - = skip it if this host lacks it' }),
-  opt({ name: 'port', type: 'int', default: '6379', min: 0, max: 65535, mutable: false, description: 'TCP port; 0 picks a free port, 0 with unixsocket set disables TCP' }),
+  opt({ name: 'port', type: 'int', default: '6379', min: 0, max: 65535, mutable: false, description: 'TCP port; 0 picks a free port, 0 with unixsocket or tls-port set disables plain TCP' }),
   opt({ name: 'unixsocket', type: 'string', default: '', mutable: false, description: 'path of a Unix socket to listen on as well' }),
   opt({ name: 'unixsocketperm', type: 'octal', default: '0', min: 0, max: 0o777, mutable: false, description: 'permissions of the Unix socket, octal (0 = umask default)' }),
   opt({ name: 'tcp-keepalive', type: 'int', default: '300', min: 0, max: 2147483647, mutable: true, description: 'TCP keepalive interval in seconds (0 = off)' }),
@@ -38,6 +38,20 @@ export const kOptions: readonly OptionSpec[] = [
   opt({ name: 'maxclients', type: 'int', default: '10000', min: 1, max: 1000000, mutable: true, description: 'connected clients at most; one more gets an error and is closed' }),
   opt({ name: 'http-port', type: 'int', default: '0', min: 0, max: 65535, mutable: false, description: 'admin HTTP port for /metrics, /healthz, /info (0 = off)' }),
   opt({ name: 'http-bind', type: 'string', default: '127.0.0.1', mutable: false, description: 'address of the admin HTTP listener' }),
+  opt({ name: 'http-tls', type: 'bool', default: 'no', mutable: false, description: 'serve the admin HTTP over TLS with tls-cert-file, tls-key-file and tls-key-file-pass (read at start)' }),
+  // TLS (Redis 7.0's names and defaults; docs/tls.md): handshakes run in the worker that owns the socket
+  opt({ name: 'tls-port', type: 'int', default: '0', min: 0, max: 65535, mutable: false, description: 'TLS port on the --bind addresses (0 = no TLS listener)' }),
+  opt({ name: 'tls-cert-file', type: 'string', default: '', mutable: true, description: 'server certificate (PEM, chain allowed); CONFIG SET reloads it for new connections' }),
+  opt({ name: 'tls-key-file', type: 'string', default: '', mutable: true, description: 'private key of tls-cert-file (PEM)' }),
+  opt({ name: 'tls-key-file-pass', type: 'string', default: '', mutable: true, description: 'passphrase of an encrypted tls-key-file' }),
+  opt({ name: 'tls-ca-cert-file', type: 'string', default: '', mutable: true, description: 'CA certificates (PEM) that client certificates must chain to' }),
+  opt({ name: 'tls-ca-cert-dir', type: 'string', default: '', mutable: true, description: 'folder of CA certificates (PEM files), like tls-ca-cert-file' }),
+  opt({ name: 'tls-auth-clients', type: 'enum', default: 'yes', values: ['no', 'yes', 'optional'], mutable: true, description: 'client certificates: yes = required, optional = verified when sent, no = not asked for' }),
+  opt({ name: 'tls-protocols', type: 'string', default: '', mutable: true, description: 'protocols allowed, space separated: TLSv1 TLSv1.1 TLSv1.2 TLSv1.3 (empty = TLSv1.2 TLSv1.3)' }),
+  opt({ name: 'tls-ciphers', type: 'string', default: '', mutable: true, description: 'OpenSSL cipher list for TLSv1.2 and below (empty = Node\'s default)' }),
+  opt({ name: 'tls-ciphersuites', type: 'string', default: '', mutable: true, description: 'TLSv1.3 cipher suites, colon separated (empty = Node\'s default)' }),
+  opt({ name: 'tls-prefer-server-ciphers', type: 'bool', default: 'no', mutable: true, description: 'choose the cipher by the server\'s order, not the client\'s' }),
+  opt({ name: 'tls-session-caching', type: 'bool', default: 'yes', mutable: true, description: 'let clients resume TLS sessions (session tickets)' }),
   // threads
   opt({ name: 'workers', type: 'int', default: String(kCores), min: 1, max: 256, mutable: false, description: 'worker threads that own client connections (default: available cores)' }),
   // security
