@@ -72,6 +72,7 @@ export const kOptions: readonly OptionSpec[] = [
   opt({ name: 'loglevel', type: 'enum', default: 'notice', values: ['debug', 'verbose', 'notice', 'warning', 'nothing'], mutable: true, description: 'log verbosity (stderr)' }),
   // Postgres
   opt({ name: 'pg-url', type: 'string', default: '', mutable: false, startOnly: true, description: 'PostgreSQL connection URL; else DATABASE_URL, else libpq PG* variables, else embedded' }),
+  opt({ name: 'pg-password-file', type: 'string', default: '', mutable: false, startOnly: true, description: 'file whose first line is the Postgres password (becomes PGPASSWORD; a password in the URL wins); TLS to Postgres: sslmode, sslrootcert, sslcert, sslkey in the URL' }),
   opt({ name: 'data-dir', type: 'string', default: './.postresp/pg', mutable: false, startOnly: true, description: 'data folder of the embedded PostgreSQL' }),
   opt({ name: 'schema', type: 'string', default: 'postresp', mutable: false, description: 'Postgres schema holding the keyspace' }),
   opt({ name: 'storage-mode', type: 'enum', default: 'logged', values: ['unlogged', 'logged-async', 'logged'], mutable: false, description: 'unlogged tables, logged with synchronous_commit=off, or logged and synchronous' }),
