@@ -4,7 +4,7 @@
  */
 import { envName, loadConfig } from '../config/config';
 import { kOptions } from '../config/options';
-import { PostrespError } from '../errors';
+import { PostrespError, kErrConfig } from '../errors';
 import { PrimaryServer } from './server';
 import { provisionStorage } from './provision';
 import { PrimaryPg } from './primary-pg';
@@ -119,8 +119,13 @@ async function main(): Promise<void> {
           errors: Object.fromEntries(mergeErrors(workers)) };
       },
     });
-    const port = await http.listen(config.str('http-bind'), httpPort);
-    log(`admin HTTP on http://${config.str('http-bind')}:${port}/metrics`);
+    if (config.bool('http-tls') && (config.str('tls-cert-file') === '' || config.str('tls-key-file') === '')) {
+      throw new PostrespError(kErrConfig, '--http-tls needs --tls-cert-file and --tls-key-file');
+    }
+    const tls = config.bool('http-tls')
+      ? { cert: config.str('tls-cert-file'), key: config.str('tls-key-file'), passphrase: config.str('tls-key-file-pass') } : undefined;
+    const port = await http.listen(config.str('http-bind'), httpPort, tls);
+    log(`admin HTTP on http${tls ? 's' : ''}://${config.str('http-bind')}:${port}/metrics`);
     server.onStopped.unshift(async () => http.close());
   }
   // SHUTDOWN from a client goes through server.shutdown too; exit once it is done

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -65,14 +66,17 @@ describe('TLS', () => {
   let redis: { port: number; child: ChildProcess; dir: string };
   let targets: Target[];
   let trusted: tls.ConnectionOptions;
+  let httpPort: number;
 
   before(async () => {
     certs = makeCerts();
     const tlsArgs = ['--tls-cert-file', certs.serverCert, '--tls-key-file', certs.serverKey, '--tls-key-file-pass', certs.serverPass,
       '--tls-ca-cert-file', certs.ca];
     const [plain, tlsPort] = [await freePort(), await freePort()];
+    httpPort = await freePort();
     [s, redis] = await Promise.all([
-      startServer(['--port', String(plain), '--tls-port', String(tlsPort), ...tlsArgs, '--workers', '2', '--storage-mode', 'unlogged']),
+      startServer(['--port', String(plain), '--tls-port', String(tlsPort), ...tlsArgs, '--workers', '2', '--storage-mode', 'unlogged',
+        '--http-port', String(httpPort), '--http-tls', 'yes']),
       startRedisTls(tlsArgs),
     ]);
     targets = [{ name: 'postresp', tlsPort }, { name: 'redis', tlsPort: redis.port }];
@@ -176,5 +180,16 @@ describe('TLS', () => {
     const reply = await new Promise<string>((res) => { open.once('data', (d: Buffer) => res(d.toString())); open.write('PING\r\n'); });
     assert.equal(reply, '+PONG\r\n');
     open.destroy();
+  });
+
+  it('--http-tls: the admin HTTP answers over TLS with the server certificate (encrypted key)', async () => {
+    const body = await new Promise<string>((resolve, reject) => {
+      https.get({ host: '127.0.0.1', port: httpPort, path: '/healthz', ca: trusted.ca, servername: 'localhost' }, (res) => {
+        let b = '';
+        res.on('data', (d: Buffer) => { b += d.toString(); });
+        res.on('end', () => resolve(`${res.statusCode} ${b}`));
+      }).once('error', reject);
+    });
+    assert.equal(body, '200 ok\n');
   });
 });
