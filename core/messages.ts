@@ -46,6 +46,8 @@ export interface ServeTask {
   /** ACL LIST lines of the primary's users (core/primary/acl-host.ts) */
   acl: string[];
   storage: { url: string; startupOptions: string; storageMode: string; schema: string };
+  /** TLS session ticket keys (48 bytes), the same for every worker (core/tls/secure-context.ts) */
+  tlsTicketKeys?: Uint8Array;
   /** the read cache's version table (core/engine/cache/version-table.ts); absent with --cache off */
   cacheVersions?: SharedArrayBuffer;
 }

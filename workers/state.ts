@@ -84,7 +84,7 @@ export class WorkerState implements ServerContext {
       log: (line) => this.log(line),
       lost: () => this.store.cache?.table.bumpEpoch(),
     });
-    this.tls = new WorkerTls(this.config, (line) => this.log(line));
+    this.tls = new WorkerTls(this.config, (line) => this.log(line), task.tlsTicketKeys);
     this.acl = new UserRegistry(new AclCommandIndex(commands.all()));
     this.acl.apply({ op: 'load', lines: task.acl });
     this.store.cache = startReadCache(task, this.config, this.writeHook, this.config.int('workers'));

@@ -13,7 +13,7 @@ export class WorkerTls {
   private current: TlsServerContext | undefined;
   private stale: boolean;
 
-  constructor(private readonly config: Config, private readonly log: (line: string) => void) {
+  constructor(private readonly config: Config, private readonly log: (line: string) => void, private readonly ticketKeys?: Uint8Array) {
     this.stale = config.int('tls-port') !== 0;
   }
 
@@ -26,7 +26,7 @@ export class WorkerTls {
     if (this.stale) {
       this.stale = false;
       try {
-        this.current = buildTlsContext(this.config);
+        this.current = buildTlsContext(this.config, this.ticketKeys);
       } catch (e) {
         this.log(`TLS configuration not applied, keeping the previous one: ${(e as Error).message}`);
       }

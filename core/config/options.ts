@@ -52,6 +52,12 @@ export const kOptions: readonly OptionSpec[] = [
   opt({ name: 'tls-ciphersuites', type: 'string', default: '', mutable: true, description: 'TLSv1.3 cipher suites, colon separated (empty = Node\'s default)' }),
   opt({ name: 'tls-prefer-server-ciphers', type: 'bool', default: 'no', mutable: true, description: 'choose the cipher by the server\'s order, not the client\'s' }),
   opt({ name: 'tls-session-caching', type: 'bool', default: 'yes', mutable: true, description: 'let clients resume TLS sessions (session tickets)' }),
+  opt({ name: 'tls-session-cache-timeout', type: 'int', default: '300', min: 0, max: 2147483647, mutable: true, description: 'seconds a TLS session may be resumed' }),
+  opt({ name: 'tls-dh-params-file', type: 'string', default: '', mutable: true, description: 'DH parameters (PEM) for DHE ciphers; empty = none (ECDHE only)' }),
+  // Redis's TLS options for replication, cluster and their outgoing connections: nothing here uses them
+  ...[['tls-session-cache-size', 'int', '20480'], ['tls-client-cert-file', 'string', ''], ['tls-client-key-file', 'string', ''],
+    ['tls-client-key-file-pass', 'string', ''], ['tls-replication', 'bool', 'no'], ['tls-cluster', 'bool', 'no']].map(([name, type, def]) =>
+    opt({ name, type: type as OptionType, default: def, min: 0, max: 2147483647, mutable: true, noop: true, description: 'accepted for compatibility; no effect' })),
   // threads
   opt({ name: 'workers', type: 'int', default: String(kCores), min: 1, max: 256, mutable: false, description: 'worker threads that own client connections (default: available cores)' }),
   // security

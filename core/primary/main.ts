@@ -6,6 +6,7 @@ import { envName, loadConfig } from '../config/config';
 import { kOptions } from '../config/options';
 import { PostrespError, kErrConfig } from '../errors';
 import { PrimaryServer } from './server';
+import { buildTlsContext } from '../tls/secure-context';
 import { provisionStorage } from './provision';
 import { PrimaryPg } from './primary-pg';
 import { KeyspaceInfo } from './keyspace-info';
@@ -36,6 +37,12 @@ async function main(): Promise<void> {
   const log = (line: string) => {
     if (config.str('loglevel') !== 'nothing') process.stderr.write(`postresp: ${line}\n`);
   };
+  // a TLS setup no worker could use stops the start before Postgres, with the reason Redis logs
+  if (config.int('tls-port') !== 0) {
+    try { buildTlsContext(config); } catch (e) {
+      throw new PostrespError(kErrConfig, `Failed to configure TLS: ${(e as Error).message}`);
+    }
+  }
   const storage = await provisionStorage(config, log);
   // the read cache's version table, shared by the workers, and the lock that says whether it may be on
   const cacheVersions = config.str('cache') === 'off' ? undefined : newVersionBuffer();

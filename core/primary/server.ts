@@ -9,8 +9,7 @@ import net from 'node:net';
 import type { BusHub } from '../bus/hub';
 import type { Config } from '../config/config';
 import { isUnavailable, parseBind } from './bind';
-import { PostrespError, kErrConfig, kErrListen } from '../errors';
-import { buildTlsContext } from '../tls/secure-context';
+import { PostrespError, kErrListen } from '../errors';
 import type { ConnMessage, WorkerStats } from '../messages';
 import { loadNative, type NativeAddon } from '../native';
 import { WorkerPool } from './pool';
@@ -56,7 +55,8 @@ export class PrimaryServer {
   async start(): Promise<string> {
     this.acl = new AclHost(this.config);
     await this.acl.loadFile();
-    this.pool = new WorkerPool(this.config, { runId: this.runId, startedAt: this.startedAt, tcpPort: 0, ...this.extra } as never, {
+    this.pool = new WorkerPool(this.config, { runId: this.runId, startedAt: this.startedAt, tcpPort: 0,
+      tlsTicketKeys: crypto.randomBytes(48), ...this.extra } as never, {
       handler: (op, args) => this.onWorkerRequest(op, args),
       log: this.log,
       bus: this.bus,
@@ -73,10 +73,6 @@ export class PrimaryServer {
     const tlsPort = this.config.int('tls-port');
     let ready = '';
     if (tlsPort !== 0) {
-      // refuse to start with a TLS setup no worker could use, with the reason Redis logs
-      try { buildTlsContext(this.config); } catch (e) {
-        throw new PostrespError(kErrConfig, `Failed to configure TLS: ${(e as Error).message}`);
-      }
       for (const b of parseBind(this.config.str('bind'))) {
         const addr = await this.listenOn({ host: b.host, port: tlsPort, ipv6Only: b.ipv6Only }, `${b.text}:${tlsPort}`, b.optional, true);
         if (addr !== null) ready ||= `Ready to accept connections tls ${b.host}:${tlsPort}`;

@@ -74,8 +74,11 @@ function protocolRange(text: string): { minVersion: tls.SecureVersion; maxVersio
   return { minVersion: kProtocols[Math.min(...idx)], maxVersion: kProtocols[Math.max(...idx)] };
 }
 
-/** Builds the context or throws TlsConfigError (a message for the log). */
-export function buildTlsContext(c: Config): TlsServerContext {
+/**
+ * Builds the context or throws TlsConfigError (a message for the log). ticketKeys: one set for
+ * the process (the primary draws them): a session ticket one worker issued resumes on another.
+ */
+export function buildTlsContext(c: Config, ticketKeys?: Uint8Array): TlsServerContext {
   const certFile = c.str('tls-cert-file');
   const keyFile = c.str('tls-key-file');
   const auth = c.str('tls-auth-clients');
@@ -102,6 +105,9 @@ export function buildTlsContext(c: Config): TlsServerContext {
     // Redis sets the session id context "redis"; without caching it turns the server cache off.
     // A bare TLSSocket has no server-side id cache, so resumption here means tickets
     sessionIdContext: 'redis',
+    sessionTimeout: c.int('tls-session-cache-timeout'),
+    ticketKeys: ticketKeys === undefined ? undefined : Buffer.from(ticketKeys.buffer, ticketKeys.byteOffset, ticketKeys.byteLength),
+    dhparam: c.str('tls-dh-params-file') === '' ? undefined : readFile('DH params file', c.str('tls-dh-params-file')),
     secureOptions: c.bool('tls-session-caching') ? 0 : crypto.constants.SSL_OP_NO_TICKET,
   };
   let secureContext: tls.SecureContext;

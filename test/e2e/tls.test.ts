@@ -5,7 +5,7 @@
  * without harm; CONFIG SET tls-cert-file reloading the certificate on every worker.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
@@ -25,7 +25,8 @@ interface Target { name: string; tlsPort: number }
 function cli(port: number, args: string[]): Promise<string> {
   return new Promise((resolve) => {
     execFile('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], { timeout: 10000 },
-      (_e, out, err) => resolve(`${out}${err}`.trim()));
+      // only the last newline: an empty value at the end of CONFIG GET's output is a line too
+      (_e, out, err) => resolve(`${out}${err}`.replace(/\n$/, '')));
   });
 }
 
@@ -191,5 +192,92 @@ describe('TLS', () => {
       }).once('error', reject);
     });
     assert.equal(body, '200 ok\n');
+  });
+
+  it('CONFIG GET tls-* equals redis-server\'s, names and values', async () => {
+    const pairs = (text: string) => {
+      const lines = text.split('\n');
+      return Array.from({ length: lines.length / 2 }, (_, i) => `${lines[2 * i]}=${lines[2 * i + 1]}`).sort();
+    };
+    const r = await both(['CONFIG', 'GET', 'tls-*']);
+    // the ports differ; everything else was given the same or is a default
+    const norm = (t: string) => pairs(t).filter((p) => !p.startsWith('tls-port='));
+    assert.deepEqual(norm(r.postresp), norm(r.redis));
+    assert.equal(norm(r.postresp).length, 19);
+  });
+
+  it('a session ticket from one worker resumes on every worker, as on redis-server', async () => {
+    for (const t of targets) {
+      // the ticket comes after the handshake (TLSv1.3): wait for it and for PING's reply, then close
+      const session = await new Promise<Buffer>((resolve, reject) => {
+        const c = tls.connect({ host: '127.0.0.1', port: t.tlsPort, servername: 'localhost', ...trusted });
+        let ticket: Buffer | undefined;
+        let replied = false;
+        const maybe = () => { if (ticket && replied) { c.end(); resolve(ticket); } };
+        c.once('session', (sess: Buffer) => { ticket = sess; maybe(); });
+        c.once('secureConnect', () => c.write('PING\r\n'));
+        c.once('data', () => { replied = true; maybe(); });
+        c.once('error', (e) => reject(new Error(`${t.name}: ${e.message}`)));
+      });
+      const reused = await Promise.all([0, 1, 2, 3].map(() => new Promise<boolean>((resolve, reject) => {
+        const c = tls.connect({ host: '127.0.0.1', port: t.tlsPort, servername: 'localhost', ...trusted, session });
+        c.once('secureConnect', () => c.write('PING\r\n'));
+        c.once('data', () => { resolve(c.isSessionReused()); c.end(); });
+        c.once('error', (e) => reject(new Error(`${t.name}: ${e.message}`)));
+      })));
+      assert.deepEqual(reused, [true, true, true, true], t.name);
+    }
+  });
+
+  it('tls-protocols, tls-ciphersuites and tls-ca-cert-dir set live, judged as redis-server judges them', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'postresp-tls-cadir-'));
+    try {
+      assert.deepEqual(await both(['CONFIG', 'SET', 'tls-protocols', 'TLSv1.3']), { postresp: 'OK', redis: 'OK' });
+      for (const t of targets) {
+        assert.equal((await tlsPing(t.tlsPort, { ...trusted, maxVersion: 'TLSv1.2' })).reply, undefined, `${t.name} TLSv1.2 refused`);
+        assert.equal((await tlsPing(t.tlsPort, trusted)).reply, '+PONG\r\n', `${t.name} TLSv1.3`);
+      }
+      assert.deepEqual(await both(['CONFIG', 'SET', 'tls-ciphersuites', 'TLS_CHACHA20_POLY1305_SHA256']), { postresp: 'OK', redis: 'OK' });
+      for (const t of targets) {
+        const cipher = await new Promise<string>((resolve) => {
+          const c = tls.connect({ host: '127.0.0.1', port: t.tlsPort, servername: 'localhost', ...trusted }, () => { resolve(c.getCipher().name); c.end(); });
+        });
+        assert.equal(cipher, 'TLS_CHACHA20_POLY1305_SHA256', t.name);
+      }
+      // OpenSSL's CApath: certificates under their subject hash
+      const hash = execFileSync('openssl', ['x509', '-hash', '-noout', '-in', certs.ca]).toString().trim();
+      fs.copyFileSync(certs.ca, path.join(dir, `${hash}.0`));
+      const r = await both(['CONFIG', 'SET', 'tls-protocols', '', 'tls-ciphersuites', '', 'tls-ca-cert-file', '', 'tls-ca-cert-dir', dir]);
+      assert.deepEqual(r, { postresp: 'OK', redis: 'OK' });
+      for (const t of targets) assert.equal((await tlsPing(t.tlsPort, trusted)).reply, '+PONG\r\n', `${t.name} CA from the folder`);
+      // no CA at all while tls-auth-clients is yes: refused by both, with the same words
+      const none = await both(['CONFIG', 'SET', 'tls-ca-cert-dir', '']);
+      assert.equal(none.postresp, none.redis);
+      assert.match(none.postresp, /Unable to update TLS configuration/);
+      assert.deepEqual(await both(['CONFIG', 'SET', 'tls-ca-cert-file', certs.ca, 'tls-ca-cert-dir', '']), { postresp: 'OK', redis: 'OK' });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('TLS listener options at start', () => {
+  it('--port 0 with --tls-port: no plain listener; a TLS port without a certificate stops the start with Redis\'s reason', async () => {
+    const certs = makeCerts();
+    const tlsPort = await freePort();
+    const s = await startServer(['--tls-port', String(tlsPort), '--tls-cert-file', certs.server2Cert, '--tls-key-file', certs.server2Key,
+      '--tls-auth-clients', 'no', '--workers', '1', '--storage-mode', 'unlogged']);
+    try {
+      assert.equal(s.port, tlsPort);
+      assert.match(s.output(), /Ready to accept connections tls 127\.0\.0\.1:/);
+      assert.doesNotMatch(s.output(), /connections tcp/);
+      assert.equal((await tlsPing(tlsPort, { ca: certs.read(certs.ca) })).reply, '+PONG\r\n');
+      await assert.rejects(startServer(['--tls-port', String(await freePort())]), /Failed to configure TLS: No tls-cert-file configured!/);
+      await assert.rejects(startServer(['--tls-port', String(await freePort()), '--tls-cert-file', certs.server2Cert, '--tls-key-file', certs.server2Key]),
+        /Either tls-ca-cert-file or tls-ca-cert-dir must be specified/);
+    } finally {
+      await s.stop();
+      certs.remove();
+    }
   });
 });
