@@ -104,6 +104,7 @@ describe('TLS', () => {
       assert.equal(r.postresp, r.redis, cmd.join(' '));
     }
     assert.equal(await cli(s.port, ['PING']), 'PONG');
+    assert.match((await both(['CLIENT', 'INFO'])).postresp, /^id=\d+ addr=127\.0\.0\.1:\d+ laddr=127\.0\.0\.1:\d+ /);
   });
 
   it('ioredis and node-redis with tls options', async () => {
