@@ -75,8 +75,6 @@ export class Client implements DispatchClient {
   readonly laddr: string;
   readonly socket: net.Socket;
   readonly local: boolean;
-  /** plain TCP or Unix: replies may go straight to the descriptor (send()); false under TLS */
-  private readonly direct: boolean = true;
 
   /** Wraps the descriptor the primary handed over; throws when it cannot be opened. */
   constructor(readonly id: number, readonly fd: number, readonly unix: boolean, readonly server: ServerContext,
@@ -94,7 +92,9 @@ export class Client implements DispatchClient {
         this.destroy();
       });
       socket.on('data', (chunk: Buffer) => { if (!this.closingNow) this.onData(chunk); });
-      this.direct = false;
+      // replies through the TLS layer: send()'s direct send(2) would put plain text on the wire.
+      // An own property of TLS clients only, so plain clients keep main's shape and send()
+      this.send = this.sendThroughTls;
     }
     this.socket = socket;
     this.local = isLocalPeer(unix, socket.remoteAddress);
@@ -239,12 +239,16 @@ export class Client implements DispatchClient {
   private send(buf: Buffer): void {
     const socket = this.socket;
     // destroyed: Node may have closed the descriptor already, and its number may be reused
-    if (this.direct && socket.writableLength === 0 && !socket.destroyed && !this.ending) {
+    if (socket.writableLength === 0 && !socket.destroyed && !this.ending) {
       const n = native.sendFd(this.fd, buf);
       if (n === buf.length) return;
       if (n > 0) buf = buf.subarray(n);
     }
     socket.write(buf);
+  }
+
+  private sendThroughTls(buf: Buffer): void {
+    this.socket.write(buf);
   }
 
   /**
