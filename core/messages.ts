@@ -14,6 +14,8 @@ export interface ConnMessage {
   fd: number;
   /** accepted on the Unix socket (CLIENT LIST shows no TCP address; DEBUG 'local' allows it) */
   unix: boolean;
+  /** accepted on the tls-port listener: the worker runs the TLS handshake (workers/tls-socket.ts) */
+  tls: boolean;
 }
 export interface ClosedMessage { type: 'closed'; id: number }
 export interface ConfigMessage { type: 'config'; name: string; value: OptionValue }
@@ -44,6 +46,8 @@ export interface ServeTask {
   /** ACL LIST lines of the primary's users (core/primary/acl-host.ts) */
   acl: string[];
   storage: { url: string; startupOptions: string; storageMode: string; schema: string };
+  /** TLS session ticket keys (48 bytes), the same for every worker (core/tls/secure-context.ts) */
+  tlsTicketKeys?: Uint8Array;
   /** the read cache's version table (core/engine/cache/version-table.ts); absent with --cache off */
   cacheVersions?: SharedArrayBuffer;
 }

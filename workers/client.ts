@@ -25,6 +25,8 @@ import { OutputLimiter } from './output-limit';
 import { dispatch, holdWhile, type DispatchClient } from './dispatch';
 import type { User } from '../core/acl/user';
 import type { ClientTracking } from '../core/engine/tracking/client-tracking';
+import type { TlsServerContext } from '../core/tls/secure-context';
+import { wrapTls } from './tls-socket';
 
 const native = loadNative();
 
@@ -79,11 +81,24 @@ export class Client implements DispatchClient {
 
   /** Wraps the descriptor the primary handed over; throws when it cannot be opened. */
   constructor(readonly id: number, readonly fd: number, readonly unix: boolean, readonly server: ServerContext,
-    readonly state: WorkerState) {
-    // Node reads `onread` here as in net.connect(); @types/node 20 declares it only for connect
-    const opts: net.SocketConstructorOpts & { onread: net.OnReadOpts } =
-      { fd, readable: true, writable: true, allowHalfOpen: true, onread: { buffer: kReadScratch, callback: this.onRead } };
-    const socket = new net.Socket(opts);
+    readonly state: WorkerState, tls?: TlsServerContext) {
+    let socket: net.Socket;
+    if (tls === undefined) {
+      // Node reads `onread` here as in net.connect(); @types/node 20 declares it only for connect
+      const opts: net.SocketConstructorOpts & { onread: net.OnReadOpts } =
+        { fd, readable: true, writable: true, allowHalfOpen: true, onread: { buffer: kReadScratch, callback: this.onRead } };
+      socket = new net.Socket(opts);
+    } else {
+      // decrypted records arrive as buffers of their own; send() must not bypass the TLS layer
+      socket = wrapTls(fd, tls, (why) => {
+        this.state.log(`client id=${id} ${why}`);
+        this.destroy();
+      });
+      socket.on('data', (chunk: Buffer) => { if (!this.closingNow) this.onData(chunk); });
+      // replies through the TLS layer: send()'s direct send(2) would put plain text on the wire.
+      // An own property of TLS clients only, so plain clients keep main's shape and send()
+      this.send = this.sendThroughTls;
+    }
     this.socket = socket;
     this.local = isLocalPeer(unix, socket.remoteAddress);
     const c = server.config;
@@ -233,6 +248,10 @@ export class Client implements DispatchClient {
       if (n > 0) buf = buf.subarray(n);
     }
     socket.write(buf);
+  }
+
+  private sendThroughTls(buf: Buffer): void {
+    this.socket.write(buf);
   }
 
   /**

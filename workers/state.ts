@@ -25,6 +25,11 @@ import { UserRegistry, type AclMutation } from '../core/acl/registry';
 import { AclLog } from '../core/acl/log';
 import { shareOf, startReadCache } from './read-cache';
 import { Tracker } from '../core/engine/tracking/tracker';
+import { isTlsOption } from '../core/tls/secure-context';
+import { WorkerTls } from './worker-tls';
+import { loadNative } from '../core/native';
+
+const native = loadNative();
 
 export function emptyStats(): WorkerStats {
   return {
@@ -59,6 +64,8 @@ export class WorkerState implements ServerContext {
   /** this worker's copy of the ACL users, kept equal to the primary's (core/acl/registry.ts) */
   readonly acl: UserRegistry;
   readonly aclLog = new AclLog();
+  /** this worker's TLS context for connections from the tls-port listener */
+  readonly tls: WorkerTls;
   private onStopped!: () => void;
   readonly stopped = new Promise<void>((r) => (this.onStopped = r));
 
@@ -79,6 +86,7 @@ export class WorkerState implements ServerContext {
       log: (line) => this.log(line),
       lost: () => this.store.cache?.table.bumpEpoch(),
     });
+    this.tls = new WorkerTls(this.config, (line) => this.log(line), task.tlsTicketKeys);
     this.acl = new UserRegistry(new AclCommandIndex(commands.all()));
     this.acl.apply({ op: 'load', lines: task.acl });
     this.store.cache = startReadCache(task, this.config, this.writeHook, this.config.int('workers'));
@@ -118,7 +126,14 @@ export class WorkerState implements ServerContext {
   private adopt(msg: ConnMessage): void {
     let client: Client;
     try {
-      client = new Client(msg.id, msg.fd, msg.unix, this, this);
+      const tls = msg.tls ? this.tls.context() : undefined;
+      if (msg.tls && tls === undefined) {
+        // no context could be built: closing beats serving the TLS port in plain text
+        native.closeFd(msg.fd);
+        this.port.postMessage({ type: 'closed', id: msg.id });
+        return;
+      }
+      client = new Client(msg.id, msg.fd, msg.unix, this, this, tls);
     } catch (e) {
       this.log(`cannot adopt descriptor ${msg.fd}: ${(e as Error).message}`);
       this.port.postMessage({ type: 'closed', id: msg.id });
@@ -138,6 +153,7 @@ export class WorkerState implements ServerContext {
 
   private applyConfig(name: string, text: string): void {
     this.config.set(name, text);
+    if (isTlsOption(name)) this.tls.changed();
     if (name === 'requirepass') this.acl.apply({ op: 'requirepass', value: this.config.str(name) });
     if (name === 'notify-keyspace-events') this.notifier.configure(parseNotifyFlags(this.config.str(name)) ?? 0);
     if (name === 'client-output-buffer-limit') {

@@ -30,7 +30,7 @@ const opt = (o: OptionSpec): OptionSpec => o;
 export const kOptions: readonly OptionSpec[] = [
   // network
   opt({ name: 'bind', type: 'string', default: '127.0.0.1', mutable: false, description: 'addresses to listen on, space separated; * = every IPv4 address, ::* = every IPv6 address, a leading - = skip it if this host lacks it' }),
-  opt({ name: 'port', type: 'int', default: '6379', min: 0, max: 65535, mutable: false, description: 'TCP port; 0 picks a free port, 0 with unixsocket set disables TCP' }),
+  opt({ name: 'port', type: 'int', default: '6379', min: 0, max: 65535, mutable: false, description: 'TCP port; 0 picks a free port, 0 with unixsocket or tls-port set disables plain TCP' }),
   opt({ name: 'unixsocket', type: 'string', default: '', mutable: false, description: 'path of a Unix socket to listen on as well' }),
   opt({ name: 'unixsocketperm', type: 'octal', default: '0', min: 0, max: 0o777, mutable: false, description: 'permissions of the Unix socket, octal (0 = umask default)' }),
   opt({ name: 'tcp-keepalive', type: 'int', default: '300', min: 0, max: 2147483647, mutable: true, description: 'TCP keepalive interval in seconds (0 = off)' }),
@@ -38,6 +38,26 @@ export const kOptions: readonly OptionSpec[] = [
   opt({ name: 'maxclients', type: 'int', default: '10000', min: 1, max: 1000000, mutable: true, description: 'connected clients at most; one more gets an error and is closed' }),
   opt({ name: 'http-port', type: 'int', default: '0', min: 0, max: 65535, mutable: false, description: 'admin HTTP port for /metrics, /healthz, /info (0 = off)' }),
   opt({ name: 'http-bind', type: 'string', default: '127.0.0.1', mutable: false, description: 'address of the admin HTTP listener' }),
+  opt({ name: 'http-tls', type: 'bool', default: 'no', mutable: false, description: 'serve the admin HTTP over TLS with tls-cert-file, tls-key-file and tls-key-file-pass (read at start)' }),
+  // TLS (Redis 7.0's names and defaults; docs/tls.md): handshakes run in the worker that owns the socket
+  opt({ name: 'tls-port', type: 'int', default: '0', min: 0, max: 65535, mutable: false, description: 'TLS port on the --bind addresses (0 = no TLS listener)' }),
+  opt({ name: 'tls-cert-file', type: 'string', default: '', mutable: true, description: 'server certificate (PEM, chain allowed); CONFIG SET reloads it for new connections' }),
+  opt({ name: 'tls-key-file', type: 'string', default: '', mutable: true, description: 'private key of tls-cert-file (PEM)' }),
+  opt({ name: 'tls-key-file-pass', type: 'string', default: '', mutable: true, description: 'passphrase of an encrypted tls-key-file' }),
+  opt({ name: 'tls-ca-cert-file', type: 'string', default: '', mutable: true, description: 'CA certificates (PEM) that client certificates must chain to' }),
+  opt({ name: 'tls-ca-cert-dir', type: 'string', default: '', mutable: true, description: 'folder of CA certificates (PEM files), like tls-ca-cert-file' }),
+  opt({ name: 'tls-auth-clients', type: 'enum', default: 'yes', values: ['no', 'yes', 'optional'], mutable: true, description: 'client certificates: yes = required, optional = verified when sent, no = not asked for' }),
+  opt({ name: 'tls-protocols', type: 'string', default: '', mutable: true, description: 'protocols allowed, space separated: TLSv1 TLSv1.1 TLSv1.2 TLSv1.3 (empty = TLSv1.2 TLSv1.3)' }),
+  opt({ name: 'tls-ciphers', type: 'string', default: '', mutable: true, description: 'OpenSSL cipher list for TLSv1.2 and below (empty = Node\'s default)' }),
+  opt({ name: 'tls-ciphersuites', type: 'string', default: '', mutable: true, description: 'TLSv1.3 cipher suites, colon separated (empty = Node\'s default)' }),
+  opt({ name: 'tls-prefer-server-ciphers', type: 'bool', default: 'no', mutable: true, description: 'choose the cipher by the server\'s order, not the client\'s' }),
+  opt({ name: 'tls-session-caching', type: 'bool', default: 'yes', mutable: true, description: 'let clients resume TLS sessions (session tickets)' }),
+  opt({ name: 'tls-session-cache-timeout', type: 'int', default: '300', min: 0, max: 2147483647, mutable: true, description: 'seconds a TLS session may be resumed' }),
+  opt({ name: 'tls-dh-params-file', type: 'string', default: '', mutable: true, description: 'DH parameters (PEM) for DHE ciphers; empty = none (ECDHE only)' }),
+  // Redis's TLS options for replication, cluster and their outgoing connections: nothing here uses them
+  ...[['tls-session-cache-size', 'int', '20480'], ['tls-client-cert-file', 'string', ''], ['tls-client-key-file', 'string', ''],
+    ['tls-client-key-file-pass', 'string', ''], ['tls-replication', 'bool', 'no'], ['tls-cluster', 'bool', 'no']].map(([name, type, def]) =>
+    opt({ name, type: type as OptionType, default: def, min: 0, max: 2147483647, mutable: true, noop: true, description: 'accepted for compatibility; no effect' })),
   // threads
   opt({ name: 'workers', type: 'int', default: String(kCores), min: 1, max: 256, mutable: false, description: 'worker threads that own client connections (default: available cores)' }),
   // security
@@ -59,6 +79,7 @@ export const kOptions: readonly OptionSpec[] = [
   opt({ name: 'loglevel', type: 'enum', default: 'notice', values: ['debug', 'verbose', 'notice', 'warning', 'nothing'], mutable: true, description: 'log verbosity (stderr)' }),
   // Postgres
   opt({ name: 'pg-url', type: 'string', default: '', mutable: false, startOnly: true, description: 'PostgreSQL connection URL; else DATABASE_URL, else libpq PG* variables, else embedded' }),
+  opt({ name: 'pg-password-file', type: 'string', default: '', mutable: false, startOnly: true, description: 'file whose first line is the Postgres password (becomes PGPASSWORD; a password in the URL wins); TLS to Postgres: sslmode, sslrootcert, sslcert, sslkey in the URL' }),
   opt({ name: 'data-dir', type: 'string', default: './.postresp/pg', mutable: false, startOnly: true, description: 'data folder of the embedded PostgreSQL' }),
   opt({ name: 'schema', type: 'string', default: 'postresp', mutable: false, description: 'Postgres schema holding the keyspace' }),
   opt({ name: 'storage-mode', type: 'enum', default: 'logged', values: ['unlogged', 'logged-async', 'logged'], mutable: false, description: 'unlogged tables, logged with synchronous_commit=off, or logged and synchronous' }),

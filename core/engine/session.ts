@@ -68,6 +68,8 @@ export interface ServerContext {
   info(): Promise<InfoData>;
   /** validated already; applies here at once and everywhere else through the primary */
   configSet(pairs: [string, string][]): Promise<void>;
+  /** a line to the server log (stderr) */
+  log(line: string): void;
   /** CONFIG RESETSTAT: resolves once every worker and the primary cleared theirs */
   resetStats(): Promise<void>;
   shutdown(): Promise<void>;

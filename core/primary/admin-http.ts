@@ -2,7 +2,7 @@
  * Admin HTTP on the primary (uWebSockets.js, via the npm repackaging
  * @trufflesuite/uws-js-unofficial: the official build installs from GitHub, unreachable here).
  * Off unless --http-port is set; binds --http-bind (loopback by default): these figures and
- * /info are not for the open network.
+ * /info are not for the open network. --http-tls serves it over TLS with the server certificate.
  *   GET /metrics  Prometheus text      GET /healthz  200 when Postgres answers, else 503
  *   GET /info     INFO figures as JSON
  */
@@ -26,6 +26,7 @@ interface UwsApp {
 }
 interface UwsModule {
   App(): UwsApp;
+  SSLApp(options: { cert_file_name: string; key_file_name: string; passphrase?: string }): UwsApp;
   us_listen_socket_close(token: unknown): void;
   us_socket_local_port(token: unknown): number;
 }
@@ -43,8 +44,10 @@ export class AdminHttp {
 
   constructor(private readonly src: AdminSources) {}
 
-  listen(host: string, port: number): Promise<number> {
-    const app = uWS.App();
+  /** tls: --http-tls, with the files of tls-cert-file and tls-key-file, read once here */
+  listen(host: string, port: number, tls?: { cert: string; key: string; passphrase: string }): Promise<number> {
+    const app = tls === undefined ? uWS.App()
+      : uWS.SSLApp({ cert_file_name: tls.cert, key_file_name: tls.key, passphrase: tls.passphrase || undefined });
     const reply = (path: string, produce: () => Promise<{ status: string; type: string; body: string }>) =>
       app.get(path, (res) => {
         let aborted = false;

@@ -4,8 +4,9 @@
  */
 import { envName, loadConfig } from '../config/config';
 import { kOptions } from '../config/options';
-import { PostrespError } from '../errors';
+import { PostrespError, kErrConfig } from '../errors';
 import { PrimaryServer } from './server';
+import { buildTlsContext } from '../tls/secure-context';
 import { provisionStorage } from './provision';
 import { PrimaryPg } from './primary-pg';
 import { KeyspaceInfo } from './keyspace-info';
@@ -37,6 +38,12 @@ async function main(): Promise<void> {
   const log = (line: string) => {
     if (config.str('loglevel') !== 'nothing') process.stderr.write(`postresp: ${line}\n`);
   };
+  // a TLS setup no worker could use stops the start before Postgres, with the reason Redis logs
+  if (config.int('tls-port') !== 0) {
+    try { buildTlsContext(config); } catch (e) {
+      throw new PostrespError(kErrConfig, `Failed to configure TLS: ${(e as Error).message}`);
+    }
+  }
   const storage = await provisionStorage(config, log);
   // the read cache's version table, shared by the workers, and the lock that says whether it may be on
   const cacheVersions = config.str('cache') === 'off' ? undefined : newVersionBuffer();
@@ -130,8 +137,13 @@ async function main(): Promise<void> {
           errors: Object.fromEntries(mergeErrors(workers)) };
       },
     });
-    const port = await http.listen(config.str('http-bind'), httpPort);
-    log(`admin HTTP on http://${config.str('http-bind')}:${port}/metrics`);
+    if (config.bool('http-tls') && (config.str('tls-cert-file') === '' || config.str('tls-key-file') === '')) {
+      throw new PostrespError(kErrConfig, '--http-tls needs --tls-cert-file and --tls-key-file');
+    }
+    const tls = config.bool('http-tls')
+      ? { cert: config.str('tls-cert-file'), key: config.str('tls-key-file'), passphrase: config.str('tls-key-file-pass') } : undefined;
+    const port = await http.listen(config.str('http-bind'), httpPort, tls);
+    log(`admin HTTP on http${tls ? 's' : ''}://${config.str('http-bind')}:${port}/metrics`);
     server.onStopped.unshift(async () => http.close());
   }
   // SHUTDOWN from a client goes through server.shutdown too; exit once it is done

@@ -8,6 +8,7 @@ import type { Config } from '../config/config';
 import { checkConnection, connectClient, resolvePgTarget } from './postgres/connect';
 import { SupervisedPostgres } from './postgres/embedded-supervisor';
 import { migrate } from './postgres/migrations';
+import { applyPasswordFile } from './postgres/password-file';
 import { startupOptions, type StorageMode } from './postgres/schema';
 import { installFunctions } from '../engine/commands/install-functions';
 
@@ -22,6 +23,7 @@ export interface Provisioned {
 }
 
 export async function provisionStorage(config: Config, log: (line: string) => void): Promise<Provisioned> {
+  applyPasswordFile(config.str('pg-password-file'));
   const target = resolvePgTarget(config.str('pg-url') || undefined);
   let embedded: SupervisedPostgres | undefined;
   let url: string;

@@ -64,7 +64,8 @@ export class PrimaryServer {
       log: this.log,
       store: link && new AclStore(link),
     });
-    this.pool = new WorkerPool(this.config, { runId: this.runId, startedAt: this.startedAt, tcpPort: 0, ...this.extra } as never, {
+    this.pool = new WorkerPool(this.config, { runId: this.runId, startedAt: this.startedAt, tcpPort: 0,
+      tlsTicketKeys: crypto.randomBytes(48), ...this.extra } as never, {
       handler: (op, args) => this.onWorkerRequest(op, args),
       log: this.log,
       bus: this.bus,
@@ -87,17 +88,27 @@ export class PrimaryServer {
   private async listen(): Promise<string> {
     const unixsocket = this.config.str('unixsocket');
     const port = this.config.int('port');
+    const tlsPort = this.config.int('tls-port');
     let ready = '';
-    if (!(unixsocket !== '' && port === 0)) {
+    if (tlsPort !== 0) {
+      for (const b of parseBind(this.config.str('bind'))) {
+        const addr = await this.listenOn({ host: b.host, port: tlsPort, ipv6Only: b.ipv6Only }, `${b.text}:${tlsPort}`, b.optional, true);
+        if (addr !== null) ready ||= `Ready to accept connections tls ${b.host}:${tlsPort}`;
+      }
+    }
+    // port 0 beside a Unix socket or a TLS port: no plain TCP listener, as in Redis
+    if (!((unixsocket !== '' || tlsPort !== 0) && port === 0)) {
+      let plain = '';
       for (const b of parseBind(this.config.str('bind'))) {
         const addr = await this.listenOn({ host: b.host, port: this.tcpPort || port, ipv6Only: b.ipv6Only }, `${b.text}:${port}`, b.optional);
         if (addr === null) continue;
         this.tcpPort = (addr as net.AddressInfo).port;
-        ready ||= `Ready to accept connections tcp ${b.host}:${this.tcpPort}`;
+        plain ||= `Ready to accept connections tcp ${b.host}:${this.tcpPort}`;
       }
-      if (ready === '' && unixsocket === '') {
-        throw new PostrespError(kErrListen, `none of the --bind addresses '${this.config.str('bind')}' is available on this host`);
-      }
+      ready = plain || ready;
+    }
+    if (ready === '' && unixsocket === '') {
+      throw new PostrespError(kErrListen, `none of the --bind addresses '${this.config.str('bind')}' is available on this host`);
     }
     if (unixsocket !== '') {
       try { fs.unlinkSync(unixsocket); } catch { /* no stale socket */ }
@@ -110,9 +121,9 @@ export class PrimaryServer {
   }
 
   /** null: an optional (`-`) address this host does not have, skipped like Redis with a warning */
-  private listenOn(options: net.ListenOptions, label: string, optional = false): Promise<net.AddressInfo | string | null> {
+  private listenOn(options: net.ListenOptions, label: string, optional = false, tls = false): Promise<net.AddressInfo | string | null> {
     const unix = options.path !== undefined;
-    const server = net.createServer({ pauseOnConnect: true }, (s) => this.accept(s, unix));
+    const server = net.createServer({ pauseOnConnect: true }, (s) => this.accept(s, unix, tls));
     // Redis's default backlog (tcp-backlog 511)
     server.maxConnections = Infinity;
     return new Promise((resolve, reject) => {
@@ -131,18 +142,19 @@ export class PrimaryServer {
     });
   }
 
-  private accept(socket: net.Socket, unix: boolean): void {
+  private accept(socket: net.Socket, unix: boolean, tls: boolean): void {
     this.stats.totalConnectionsReceived++;
     if (this.stopping !== undefined) { socket.destroy(); return; }
     if (this.pool.clientCount >= this.config.int('maxclients')) {
       this.stats.rejectedConnections++;
-      socket.end(kMaxClientsReply);
+      // the TLS port's clients expect a handshake, not plain text: they only see the close
+      if (tls) socket.destroy(); else socket.end(kMaxClientsReply);
       return;
     }
     const c = this.config;
     if (protectedModeDenies({ protectedMode: c.bool('protected-mode'), requirepass: this.acl.registry.defaultNeedsAuth ? 'set' : '', unix, address: socket.remoteAddress })) {
       this.stats.rejectedConnections++;
-      socket.end(kProtectedModeDenied);
+      if (tls) socket.destroy(); else socket.end(kProtectedModeDenied);
       return;
     }
     const slot = this.pool.pick();
@@ -161,7 +173,7 @@ export class PrimaryServer {
       return;
     }
     socket.destroy();
-    const msg: ConnMessage = { type: 'conn', id: this.nextClientId++, fd: copy, unix };
+    const msg: ConnMessage = { type: 'conn', id: this.nextClientId++, fd: copy, unix, tls };
     this.pool.handOff(slot, msg);
   }
 

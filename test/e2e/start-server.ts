@@ -35,7 +35,7 @@ export async function startServer(args: string[] = [], opts: { schema?: string; 
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${out}`)), opts.timeoutMs ?? 30000);
     const onData = () => {
-      const m = /Ready to accept connections (?:tcp \S+:(\d+)|unix (\S+))/.exec(out);
+      const m = /Ready to accept connections (?:(?:tcp|tls) \S+:(\d+)|unix (\S+))/.exec(out);
       if (m) { clearTimeout(timer); child.stdout!.off('data', onData); resolve(m[1] ? Number(m[1]) : 0); }
     };
     child.stdout!.on('data', onData);

@@ -13,6 +13,7 @@ import { defineCommand } from '../define';
 import { helpReply } from '../help';
 import type { CommandSpec } from '../spec';
 import { Config } from '../../../config/config';
+import { buildTlsContext, isTlsOption, kTlsConfigError } from '../../../tls/secure-context';
 
 const acl = ['admin', 'slow', 'dangerous'];
 
@@ -55,6 +56,14 @@ const configSet = defineCommand({
       const err = scratch.set(name, value);
       if (err) return failed(name, err);
       pairs.push([name, value]);
+    }
+    // Redis's applyTlsCfg: with a TLS port, the new files must make a context, or nothing changes
+    const tlsName = pairs.find(([n]) => isTlsOption(n))?.[0];
+    if (tlsName !== undefined && scratch.int('tls-port') !== 0) {
+      try { buildTlsContext(scratch); } catch (e) {
+        s.server.log(`Failed to configure TLS: ${(e as Error).message}`);
+        return failed(tlsName, kTlsConfigError);
+      }
     }
     await s.server.configSet(pairs);
     return kOk;
