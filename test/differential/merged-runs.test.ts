@@ -1,7 +1,7 @@
 /**
  * Runs the lanes carry as one statement (the families' batches, core/engine/ops.ts `Batch`):
  * consecutive pushes onto one key (list/push-batch.ts), pops of one key (LPOP/RPOP, ZPOPMIN/ZPOPMAX,
- * SPOP: collection/pop-batch.ts), SADDs to one key (set/sadd-batch.ts) and
+ * SPOP: collection/pop-batch.ts), SADDs to one key (set/sadd-batch.ts), plain ZADDs to one key (zset/zadd-batch.ts) and
  * HSET / HMSET to one key (hash/hset-batch.ts; HSETNX in between must split the run). The replies must still be
  * those of serial execution. Pipelined runs on a few keys — missing keys for the X forms, SADDs
  * naming members already in the set or named by an earlier SADD of the run, a string key
@@ -74,6 +74,29 @@ function zpopSteps(rng: Rng, prefix: string, out: Step[]): void {
   popRun(rng, rng.pick(['ZPOPMIN', 'ZPOPMAX']), k, 3, out);
 }
 
+/** ZADD runs on one sorted set (zset/zadd-batch.ts): members repeated within a command, across
+ * the run and already present; scores equal to the old one (no change), -0 after 0, infinities;
+ * CH on some; NX / XX / INCR / ZINCRBY in between split the run; ZSCORE and ZCARD after */
+function zaddSteps(rng: Rng, prefix: string, out: Step[]): void {
+  const keys = ['z', 'w'].map((s) => prefix + s);
+  const k = rng.chance(0.1) ? prefix + 'str' : rng.pick(keys);
+  const member = () => rng.pick(['m1', 'm2', 'm3', 'm4', 'm5', '', '\x00']);
+  const score = () => rng.pick(['0', '-0', '1', '2.5', '-3', 'inf', '-inf', '1e3', String(rng.between(0, 9))]);
+  const run = rng.between(1, 12);
+  for (let i = 0; i < run; i++) {
+    const r = rng.next();
+    if (r < 0.08) { out.push(exact('ZADD', k, rng.pick(['NX', 'XX', 'GT', 'LT']), score(), member())); continue; }
+    if (r < 0.12) { out.push(exact('ZINCRBY', k, '1', member())); continue; }
+    const pairs = Array.from({ length: rng.between(1, 3) }, () => [score(), member()]).flat();
+    out.push(rng.chance(0.3) ? exact('ZADD', k, 'CH', ...pairs) : exact('ZADD', k, ...pairs));
+  }
+  const r = rng.next();
+  if (r < 0.1) out.push(exact('DEL', rng.pick(keys)));
+  else if (r < 0.25) out.push(exact('ZSCORE', k, member()));
+  else if (r < 0.35) out.push(exact('ZCARD', k));
+  else if (r < 0.45) out.push(exact('ZRANGE', k, '0', '-1', 'WITHSCORES'));
+}
+
 /** SPOP runs on one set: which members is random, so replies compare by length and SCARD exactly
  * (SADD adds members never added before: what the random pops left cannot change its count) */
 let fresh = 0;
@@ -143,7 +166,7 @@ function hsetSteps(rng: Rng, prefix: string, out: Step[]): void {
 
 function session(rng: Rng, prefix: string, n: number): Step[] {
   const out: Step[] = [exact('SET', prefix + 'str', 'v')];
-  while (out.length < n) rng.pick([pushSteps, popSteps, zpopSteps, spopSteps, incrSteps, saddSteps, hsetSteps])(rng, prefix, out);
+  while (out.length < n) rng.pick([pushSteps, popSteps, zpopSteps, zaddSteps, spopSteps, incrSteps, saddSteps, hsetSteps])(rng, prefix, out);
   const dump = ['a', 'b', 'x'].flatMap((k) => [exact('LRANGE', prefix + k, '0', '-1'), exact('LLEN', prefix + k)]);
   const sets = ['s', 't'].flatMap((k) => [norm('set', 'SMEMBERS', prefix + k), exact('SCARD', prefix + k)]);
   const hashes = ['h', 'i'].flatMap((k) => [norm('pairs', 'HGETALL', prefix + k), exact('HLEN', prefix + k)]);
@@ -151,7 +174,7 @@ function session(rng: Rng, prefix: string, n: number): Step[] {
   return [...out, ...dump, ...sets, ...hashes, ...zsets, exact('SCARD', prefix + 'r')];
 }
 
-describe('merged runs (pushes, pops, SADDs, HSETs) vs redis-server', () => {
+describe('merged runs (pushes, pops, SADDs, ZADDs, HSETs) vs redis-server', () => {
   let oracle: Oracle;
   let httpPort: number;
   before(async () => {
@@ -162,11 +185,11 @@ describe('merged runs (pushes, pops, SADDs, HSETs) vs redis-server', () => {
 
   it('8 pipelined clients: replies equal serial execution, and runs were merged', async (t) => {
     const sessions = Array.from({ length: 8 }, (_, i) => session(new Rng(seed).fork(`run${i}`), `p${i}:`, 500));
-    const merged = sessions.flat().filter((s) => /PUSH|POP|INCR|DECR|SADD|HM?SET$/.test(String(s.cmd[0]))).length;
+    const merged = sessions.flat().filter((s) => /PUSH|POP|INCR|DECR|SADD|ZADD|HM?SET$/.test(String(s.cmd[0]))).length;
     const before = await statements(httpPort);
     const r = await compareSteps(oracle, sessions, Infinity);
     const used = (await statements(httpPort)) - before;
-    t.diagnostic(`${r.commands} commands (${merged} pushes, pops, SADDs, HSETs), ${used} statements, ${r.mismatches.length} differ (seed ${seed})`);
+    t.diagnostic(`${r.commands} commands (${merged} pushes, pops, SADDs, ZADDs, HSETs), ${used} statements, ${r.mismatches.length} differ (seed ${seed})`);
     assert.equal(r.mismatches.length, 0, report('merged runs', seed, r));
     // unmerged, any one kind alone would take ~1,400 statements more here
     assert.ok(used < r.commands / 3, `${used} statements for ${r.commands} commands: runs were not merged`);

@@ -52,6 +52,8 @@ export const kZsetSql = {
   },
   remRange: call('z_remrange', 'status, n, gone', 'int2', 'bytea', 'int2', 'int8', 'int8', 'float8', 'float8', 'bytea', 'bytea', 'int8'),
   add: call('z_add', 'status, added, changed, score', 'int2', 'bytea', 'bytea[]', 'float8[]', 'int2', 'int8'),
+  /** a run of plain ZADDs on one key (zadd-batch.ts) */
+  addRun: call('z_add_run', 'status, olds', 'int2', 'bytea', 'bytea[]', 'float8[]', 'int8'),
   rem: call('z_rem', 'status, n, gone', 'int2', 'bytea', 'bytea[]', 'int8'),
   pop: call('z_pop', 'status, member, score, gone', 'int2', 'bytea', 'int8', 'bool', 'int8'),
   mpop: call('z_mpop', 'status, key, member, score, gone', 'int2', 'bytea[]', 'bool', 'int8', 'int8'),

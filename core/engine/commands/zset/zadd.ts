@@ -4,6 +4,7 @@
  * order inside z_add, as in Redis. ZINCRBY key increment member = ZADD key INCR increment member.
  * https://redis.io/commands/zadd/
  */
+import { BatchOp } from '../../ops';
 import { Noted } from '../../pending-reply';
 import { RespDouble, RespError } from '../../reply';
 import { Err } from '../../resp-errors';
@@ -15,6 +16,7 @@ import { zaddEvents } from './events';
 import { kOneKey } from '../spec';
 import { f8Array } from './bounds';
 import { kZsetSql } from './sql';
+import { kZaddBatch } from './zadd-batch';
 
 export const enum ZaddFlag { Nx = 1, Xx = 2, Gt = 4, Lt = 8, Ch = 16, Incr = 32 }
 
@@ -63,6 +65,10 @@ export const zadd = defineCommand({
       if (sc === undefined) return Err.notFloat;
       scores.push(sc);
       members.push(argv[i + 1]);
+    }
+    // plain ZADDs (CH aside) on one key merge into one statement (./zadd-batch.ts)
+    if ((flags & ~ZaddFlag.Ch) === 0) {
+      return s.server.store.submit(s, new BatchOp(kZaddBatch, { db: s.db, key: argv[1], members, scores, ch: flags !== 0 }, null));
     }
     return zaddExec(s, argv[1], members, scores, flags);
   },
