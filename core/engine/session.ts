@@ -45,8 +45,6 @@ export interface ServerContext {
   /** pub/sub and wake-ups across workers and instances (core/bus) */
   readonly bus: MessageBus;
   readonly runId: string;
-  /** the worker's server log (loglevel applies) */
-  log?(line: string): void;
   /** this worker's ACL users (core/acl), equal on every worker */
   readonly acl: UserRegistry;
   readonly aclLog: AclLog;
@@ -68,7 +66,7 @@ export interface ServerContext {
   info(): Promise<InfoData>;
   /** validated already; applies here at once and everywhere else through the primary */
   configSet(pairs: [string, string][]): Promise<void>;
-  /** a line to the server log (stderr) */
+  /** a line to the worker's server log (stderr; loglevel applies) */
   log(line: string): void;
   /** CONFIG RESETSTAT: resolves once every worker and the primary cleared theirs */
   resetStats(): Promise<void>;
