@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, describe, it } from 'node:test';
 import { testPgUrl, withPg } from '../../../test/support/pg';
-import { checkConnection, describePgUrl, resolvePgTarget } from './connect';
+import { checkConnection, describePgUrl, nodePostgresUrl, resolvePgTarget } from './connect';
 import { PostgresSetupError } from './errors';
 
 describe('resolvePgTarget', () => {
@@ -96,5 +96,13 @@ describe('checkConnection', () => {
       assert.match(err.message, new RegExp(`user "${role}" lacks a privilege .*permission denied for database.*GRANT CONNECT`));
       return true;
     });
+  });
+});
+
+describe('nodePostgresUrl', () => {
+  it('gives node-postgres libpq\'s sslmode meaning; URLs without sslmode are kept', () => {
+    assert.equal(nodePostgresUrl('postgres://u@h/db?sslmode=require'), 'postgres://u@h/db?sslmode=require&uselibpqcompat=true');
+    assert.equal(nodePostgresUrl('postgres://u@h/db'), 'postgres://u@h/db');
+    assert.equal(nodePostgresUrl('postgres://u@h/db?sslmode=require&uselibpqcompat=false'), 'postgres://u@h/db?sslmode=require&uselibpqcompat=false');
   });
 });

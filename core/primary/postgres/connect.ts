@@ -63,6 +63,9 @@ export function describePgUrl(url: string): string {
   return `${p.user}@${p.host}${p.port ? ':' + p.port : ''}/${p.database}`;
 }
 
+// Node's TLS verification codes: the server's certificate does not chain to sslrootcert
+// (SELF_SIGNED_CERT_IN_CHAIN, UNABLE_TO_VERIFY_LEAF_SIGNATURE), names another host, or expired.
+const kCertCodes = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ALTNAME/;
 const kUnreachable = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT', 'ECONNRESET']);
 
 // Maps what node-postgres throws (SQLSTATE in `code`, or a socket errno) to PostgresSetupError.
@@ -77,6 +80,11 @@ export function mapPgError(err: unknown, url: string, during = 'connecting to'):
   if ((e.code && kUnreachable.has(e.code)) || /timeout|terminated unexpectedly/i.test(why)) {
     return new PostgresSetupError('POSTRESP_ERR_PG_UNREACHABLE', `cannot reach PostgreSQL at ${where}: ${why}. ` +
       'Start it, or pass --pg-url (or DATABASE_URL) for a server that is running', opt);
+  }
+  if (e.code && kCertCodes.test(e.code)) {
+    return new PostgresSetupError('POSTRESP_ERR_PG_CONNECT', `PostgreSQL at ${where} sent a certificate that fails ` +
+      `the sslmode check: ${why} (${e.code}). Point sslrootcert in --pg-url at the CA that signed the server's ` +
+      'certificate, and connect by a name the certificate holds', opt);
   }
   switch (e.code) {
     case '28P01':
@@ -102,14 +110,32 @@ export function mapPgError(err: unknown, url: string, during = 'connecting to'):
 // connection is not one to serve Redis traffic from.
 const kConnectTimeoutMs = 5_000;
 
-export async function connectClient(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: kConnectTimeoutMs });
-  client.on('error', () => undefined); // a server dying between queries must not crash the process
+// node-postgres 8 treats sslmode prefer, require and verify-ca as verify-full (and prints a
+// warning), where libpq — our lanes, the bus, the primary's connections — lets `require`
+// encrypt without verifying. One URL must mean one thing for both clients, so node-postgres gets
+// libpq's meaning through pg-connection-string's `uselibpqcompat=true` (libpq itself would refuse
+// that parameter: it is added here only). A URL that already sets it, or has no sslmode, is kept.
+export function nodePostgresUrl(url: string): string {
+  let u: URL;
   try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  if (!u.searchParams.has('sslmode') || u.searchParams.has('uselibpqcompat')) return url;
+  return `${url}&uselibpqcompat=true`;
+}
+
+export async function connectClient(url: string): Promise<pg.Client> {
+  let client: pg.Client | undefined;
+  try {
+    // inside try: pg-connection-string throws here for verify-ca without sslrootcert
+    client = new pg.Client({ connectionString: nodePostgresUrl(url), connectionTimeoutMillis: kConnectTimeoutMs });
+    client.on('error', () => undefined); // a server dying between queries must not crash the process
     await client.connect();
     return client;
   } catch (err) {
-    await client.end().catch(() => undefined);
+    await client?.end().catch(() => undefined);
     throw mapPgError(err, url);
   }
 }
