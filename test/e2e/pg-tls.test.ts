@@ -30,16 +30,34 @@ describe('TLS to PostgreSQL', () => {
   let passwordFile: string;
   const servers: RunningServer[] = [];
   // the URL to our server with the given query, no password in it (it comes from the file)
-  const url = (query: string) => `postgresql://postgres@127.0.0.1:${pgs.port}/postgres?${query}`;
-  const run = async (query: string, extra: string[] = [], timeoutMs = 30000) => {
-    const s = await startServer(['--pg-url', url(query), '--pg-password-file', passwordFile, ...extra], { timeoutMs });
+  const url = (query: string, db: string) => `postgresql://postgres@127.0.0.1:${pgs.port}/${db}?${query}`;
+  const run = async (query: string, db = 'postgres', timeoutMs = 30000) => {
+    const s = await startServer(['--pg-url', url(query, db), '--pg-password-file', passwordFile], { timeoutMs });
     servers.push(s);
     return s;
   };
-  /** a start that must fail: its exit code and output */
-  const refused = async (query: string) => {
+  /** the superuser over TLS, for checks and setup */
+  const admin = async () => {
+    const c = new pg.Client({ connectionString: pgs.url, ssl: { ca: certs.read(certs.ca), servername: 'localhost' } });
+    await c.connect();
+    return c;
+  };
+  /** SET and GET through PostRESP, then `more` on the same connection */
+  const setGet = async (s: RunningServer, key: string, value: string, more?: (r: Redis) => Promise<void>) => {
+    const r = new Redis({ port: s.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
+    await r.connect();
     try {
-      const s = await run(query, [], 20000);
+      assert.equal(await r.set(key, value), 'OK');
+      assert.equal(await r.get(key), value);
+      await more?.(r);
+    } finally {
+      r.disconnect();
+    }
+  };
+  /** a start that must fail: what it printed */
+  const refused = async (query: string, db = 'postgres') => {
+    try {
+      const s = await run(query, db, 20000);
       assert.fail(`started: ${s.output()}`);
     } catch (e) {
       return String((e as Error).message);
@@ -90,14 +108,9 @@ describe('TLS to PostgreSQL', () => {
 
   it('verify-full: SET/GET work and every backend of PostRESP is encrypted', async () => {
     const s = await run(`sslmode=verify-full&sslrootcert=${encodeURIComponent(certs.ca)}`);
-    const r = new Redis({ port: s.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
-    await r.connect();
-    try {
-      assert.equal(await r.set('k', 'over tls'), 'OK');
-      assert.equal(await r.get('k'), 'over tls');
+    await setGet(s, 'k', 'over tls', async (r) => {
       assert.equal(await r.eval("return redis.call('GET', KEYS[1])", 1, 'k'), 'over tls'); // a script connection
-      const c = new pg.Client({ connectionString: pgs.url, ssl: { ca: certs.read(certs.ca), servername: 'localhost' } });
-      await c.connect();
+      const c = await admin();
       try {
         const rows = (await c.query<{ app: string; ssl: boolean }>(
           `SELECT a.application_name AS app, s.ssl FROM pg_stat_activity a JOIN pg_stat_ssl s USING (pid)
@@ -108,9 +121,7 @@ describe('TLS to PostgreSQL', () => {
       } finally {
         await c.end();
       }
-    } finally {
-      r.disconnect();
-    }
+    });
   });
 
   it('verify-full against another CA: the start fails with a clear error', async () => {
@@ -126,37 +137,16 @@ describe('TLS to PostgreSQL', () => {
 
   it('sslmode=require: encrypted without verifying the server, as libpq (no sslrootcert)', async () => {
     const s = await run('sslmode=require');
-    const r = new Redis({ port: s.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
-    await r.connect();
-    try {
-      assert.equal(await r.set('k2', 'required'), 'OK');
-      assert.equal(await r.get('k2'), 'required');
-    } finally {
-      r.disconnect();
-    }
+    await setGet(s, 'k2', 'required');
   });
 
   it('client certificate: sslcert/sslkey let in the user they name; without them the hba refuses', async () => {
-    const c = new pg.Client({ connectionString: pgs.url, ssl: { ca: certs.read(certs.ca), servername: 'localhost' } });
-    await c.connect();
+    const c = await admin();
     await c.query('CREATE DATABASE certdb');
     await c.end();
     const cert = path.join(certs.dir, 'pguser');
     const base = `sslmode=verify-full&sslrootcert=${encodeURIComponent(certs.ca)}`;
-    const withCert = url(`${base}&sslcert=${encodeURIComponent(cert + '.crt')}&sslkey=${encodeURIComponent(cert + '.key')}`).replace('/postgres?', '/certdb?');
-    const s = await startServer(['--pg-url', withCert, '--pg-password-file', passwordFile]);
-    servers.push(s);
-    const r = new Redis({ port: s.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
-    await r.connect();
-    try {
-      assert.equal(await r.set('k3', 'certified'), 'OK');
-      assert.equal(await r.get('k3'), 'certified');
-    } finally {
-      r.disconnect();
-    }
-    let out = '';
-    await startServer(['--pg-url', url(base).replace('/postgres?', '/certdb?'), '--pg-password-file', passwordFile], { timeoutMs: 20000 })
-      .then((x) => { servers.push(x); assert.fail('started without a client certificate'); }, (e: Error) => { out = e.message; });
-    assert.match(out, /certificate/i);
+    await setGet(await run(`${base}&sslcert=${encodeURIComponent(cert + '.crt')}&sslkey=${encodeURIComponent(cert + '.key')}`, 'certdb'), 'k3', 'certified');
+    assert.match(await refused(base, 'certdb'), /connection requires a valid client certificate/);
   });
 });
