@@ -38,7 +38,26 @@ const kProbed = kEventCases.filter((k) => !['EVAL', 'FCALL'].includes(k.cmd[0]) 
   // BITFIELD … OVERFLOW FAIL that sets nothing: Redis creates an empty string, we create no key
   k.cmd.join(' ') !== 'BITFIELD b OVERFLOW FAIL INCRBY u2 0 9');
 
+/** MULTI … EXEC: each queued command's lookups fire inside EXEC, in order, against what the ones before it left */
+const m = (block: string, ...setup: string[]): EventCase =>
+  ({ setup: setup.map((s) => s.split(' ')), cmd: ['MULTI'], then: [...block.split('; ').map((l) => l.split(' ')), ['EXEC']] });
+const kMultiCases: EventCase[] = [
+  m('SET a 1; SET a 2; GET b; LPUSH l x; RPUSH l y; GET a'),
+  m('GET a; SET a 1; GET a; DEL a; SET a 2; EXISTS a c'),
+  m('SET k w; INCR n; HSET h f v; HGET h g; HGET x f', 'SET k v'),
+  m('SELECT 1; SET a 1; GET zz; SELECT 0; SET a 1; GET zz'),
+  m('LPUSH s x; GET s; SADD t a; GET nope', 'SET s v'),
+  m('RENAME a b; COPY b c; GET a; SINTERSTORE d a e; SADD e x; SUNIONSTORE d a e', 'SET a 1'),
+  m('BLPOP l 0; LPUSH l a; BLMOVE l d LEFT LEFT 0; LMOVE d e RIGHT LEFT; GET l'),
+  m('SET k v NX; SET k w GET; GETDEL k; GETDEL k; INCRBY k 2'),
+];
+
 describe('new, keymiss and lazy expired vs redis-server', () => {
+  it('MULTI/EXEC: new and keymiss per queued command, in order, inside EXEC', async () => {
+    assert.ok(await compareNotifications(oracle, kMultiCases, 'KEAnm') > 50);
+    await compareNotifications(oracle, kMultiCases, 'Enm');
+  });
+
   it('KEAnm: every write command\'s cases, `new` where a write created its key, `keymiss` where it read none', async () => {
     assert.ok(await compareNotifications(oracle, kProbed, 'KEAnm') > 300);
   });
