@@ -53,8 +53,12 @@ export interface Presence {
   readonly op: PendingReply;
 }
 
-/** Sends the probe for a command's keys in db, or undefined for a command without keys. */
+/** Scripts: the commands they call are probed one by one inside the call (scripting/call-host.ts), not their declared keys */
+const kProbedInside = new Set(['eval', 'evalsha', 'eval_ro', 'evalsha_ro', 'fcall', 'fcall_ro']);
+
+/** Sends the probe for a command's keys in db, or undefined for a command without keys (or a script call). */
 export function probePresence(s: Session, db: number, spec: CommandSpec, argv: Buffer[]): Presence | undefined {
+  if (kProbedInside.has(spec.name)) return undefined;
   const all = keysOf(spec, argv);
   if (all === undefined || all.length === 0) return undefined;
   const byName = new Map<string, Buffer>();

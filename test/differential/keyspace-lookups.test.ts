@@ -33,8 +33,7 @@ const kReadCases: EventCase[] = [
   c('ZRANGESTORE d z 0 1'), c('SDIFFSTORE d a b'), c('PFMERGE d a'), c('WATCH k'), c('BITOP NOT d a'), c('OBJECT HELP'),
 ];
 
-/** Scripts (EVAL, FCALL) fire `new` from inside the script: not probed yet (docs/write-hook.md) */
-const kProbed = kEventCases.filter((k) => !['EVAL', 'FCALL'].includes(k.cmd[0]) &&
+const kProbed = kEventCases.filter((k) =>
   // BITFIELD … OVERFLOW FAIL that sets nothing: Redis creates an empty string, we create no key
   k.cmd.join(' ') !== 'BITFIELD b OVERFLOW FAIL INCRBY u2 0 9');
 
@@ -52,7 +51,25 @@ const kMultiCases: EventCase[] = [
   m('SET k v NX; SET k w GET; GETDEL k; GETDEL k; INCRBY k 2'),
 ];
 
+/** scripts: each redis.call's lookups fire from inside the script, in order (the declared keys alone fire nothing) */
+const e = (body: string, keys: string[], ...setup: string[]): EventCase =>
+  ({ setup: setup.map((s) => s.split(' ')), cmd: ['EVAL', body, String(keys.length), ...keys] });
+const kScriptCases: EventCase[] = [
+  e("redis.call('get', KEYS[1]); redis.call('set', KEYS[1], 'v'); redis.call('set', KEYS[1], 'w'); return redis.call('get', KEYS[1])", ['a']),
+  e("redis.call('mget', KEYS[1], KEYS[2]); redis.call('lpush', KEYS[2], 'x'); redis.call('del', KEYS[2]); return redis.call('rpush', KEYS[2], 'y')", ['a', 'l'], 'SET a 1'),
+  e("return redis.pcall('lpush', KEYS[1], 'x')", ['s'], 'SET s v'),
+  e("redis.call('exists', KEYS[1], KEYS[2]); return 1", ['a', 'b']),
+  e("return redis.call('ping')", ['a']),
+  e("redis.call('select', 1); redis.call('get', 'k'); redis.call('incr', 'k'); redis.call('select', 0); return redis.call('hget', 'h', 'f')", []),
+  { setup: [], cmd: ['EVAL_RO', "return redis.call('get', KEYS[1])", '1', 'z'] },
+];
+
 describe('new, keymiss and lazy expired vs redis-server', () => {
+  it('scripts: new and keymiss per redis.call, in order, inside EVAL', async () => {
+    assert.ok(await compareNotifications(oracle, kScriptCases, 'KEAnm') > 30);
+    await compareNotifications(oracle, kScriptCases, 'Km');
+  });
+
   it('MULTI/EXEC: new and keymiss per queued command, in order, inside EXEC', async () => {
     assert.ok(await compareNotifications(oracle, kMultiCases, 'KEAnm') > 50);
     await compareNotifications(oracle, kMultiCases, 'Enm');
