@@ -33,12 +33,61 @@ const kReadCases: EventCase[] = [
   c('ZRANGESTORE d z 0 1'), c('SDIFFSTORE d a b'), c('PFMERGE d a'), c('WATCH k'), c('BITOP NOT d a'), c('OBJECT HELP'),
 ];
 
-/** Scripts (EVAL, FCALL) fire `new` from inside the script: not probed yet (docs/write-hook.md) */
-const kProbed = kEventCases.filter((k) => !['EVAL', 'FCALL'].includes(k.cmd[0]) &&
+const kProbed = kEventCases.filter((k) =>
   // BITFIELD … OVERFLOW FAIL that sets nothing: Redis creates an empty string, we create no key
   k.cmd.join(' ') !== 'BITFIELD b OVERFLOW FAIL INCRBY u2 0 9');
 
+/** MULTI … EXEC: each queued command's lookups fire inside EXEC, in order, against what the ones before it left */
+const m = (block: string, ...setup: string[]): EventCase =>
+  ({ setup: setup.map((s) => s.split(' ')), cmd: ['MULTI'], then: [...block.split('; ').map((l) => l.split(' ')), ['EXEC']] });
+const kMultiCases: EventCase[] = [
+  m('SET a 1; SET a 2; GET b; LPUSH l x; RPUSH l y; GET a'),
+  m('GET a; SET a 1; GET a; DEL a; SET a 2; EXISTS a c'),
+  m('SET k w; INCR n; HSET h f v; HGET h g; HGET x f', 'SET k v'),
+  m('SELECT 1; SET a 1; GET zz; SELECT 0; SET a 1; GET zz'),
+  m('LPUSH s x; GET s; SADD t a; GET nope', 'SET s v'),
+  m('RENAME a b; COPY b c; GET a; SINTERSTORE d a e; SADD e x; SUNIONSTORE d a e', 'SET a 1'),
+  m('BLPOP l 0; LPUSH l a; BLMOVE l d LEFT LEFT 0; LMOVE d e RIGHT LEFT; GET l'),
+  m('SET k v NX; SET k w GET; GETDEL k; GETDEL k; INCRBY k 2'),
+];
+
+/** scripts: each redis.call's lookups fire from inside the script, in order (the declared keys alone fire nothing) */
+const e = (body: string, keys: string[], ...setup: string[]): EventCase =>
+  ({ setup: setup.map((s) => s.split(' ')), cmd: ['EVAL', body, String(keys.length), ...keys] });
+const kScriptCases: EventCase[] = [
+  e("redis.call('get', KEYS[1]); redis.call('set', KEYS[1], 'v'); redis.call('set', KEYS[1], 'w'); return redis.call('get', KEYS[1])", ['a']),
+  e("redis.call('mget', KEYS[1], KEYS[2]); redis.call('lpush', KEYS[2], 'x'); redis.call('del', KEYS[2]); return redis.call('rpush', KEYS[2], 'y')", ['a', 'l'], 'SET a 1'),
+  e("return redis.pcall('lpush', KEYS[1], 'x')", ['s'], 'SET s v'),
+  e("redis.call('exists', KEYS[1], KEYS[2]); return 1", ['a', 'b']),
+  e("return redis.call('ping')", ['a']),
+  e("redis.call('select', 1); redis.call('get', 'k'); redis.call('incr', 'k'); redis.call('select', 0); return redis.call('hget', 'h', 'f')", []),
+  { setup: [], cmd: ['EVAL_RO', "return redis.call('get', KEYS[1])", '1', 'z'] },
+];
+
+/** `channel message` of each notification sub got before a PUBLISH on `fence` by cmd; then notifications off */
+async function fenced(sub: RawClient, cmd: RawClient): Promise<string[]> {
+  await cmd.call('PUBLISH', 'fence', 'x');
+  const got: string[] = [];
+  for (;;) {
+    const [m] = await sub.read(1) as Value[][];
+    if (m[2] === 'fence') break;
+    got.push(`${m[2]} ${m[3]}`);
+  }
+  await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', '');
+  return got;
+}
+
 describe('new, keymiss and lazy expired vs redis-server', () => {
+  it('scripts: new and keymiss per redis.call, in order, inside EVAL', async () => {
+    assert.ok(await compareNotifications(oracle, kScriptCases, 'KEAnm') > 30);
+    await compareNotifications(oracle, kScriptCases, 'Km');
+  });
+
+  it('MULTI/EXEC: new and keymiss per queued command, in order, inside EXEC', async () => {
+    assert.ok(await compareNotifications(oracle, kMultiCases, 'KEAnm') > 50);
+    await compareNotifications(oracle, kMultiCases, 'Enm');
+  });
+
   it('KEAnm: every write command\'s cases, `new` where a write created its key, `keymiss` where it read none', async () => {
     assert.ok(await compareNotifications(oracle, kProbed, 'KEAnm') > 300);
   });
@@ -50,6 +99,45 @@ describe('new, keymiss and lazy expired vs redis-server', () => {
 
   it('reads: keymiss per missing key read, none where Redis does not notify (OBJECT, MEMORY USAGE, pops)', async () => {
     assert.ok(await compareNotifications(oracle, kReadCases, 'KEAm') > 60);
+  });
+
+  it('blocking commands served by a wake-up: the lookups as the pop finds its keys then (BLMOVE creating its destination is new)', async () => {
+    const run = async (port: number, blocked: string[], push: string[], setup: string[][]): Promise<string[]> => {
+      const sub = await RawClient.connect(port);
+      const a = await RawClient.connect(port);
+      const b = await RawClient.connect(port);
+      try {
+        await b.call('CONFIG', 'SET', 'notify-keyspace-events', '');
+        await b.call('FLUSHALL');
+        for (const l of setup) await b.call(...l);
+        await b.call('CONFIG', 'SET', 'notify-keyspace-events', 'KEAnm');
+        sub.send(encode('PSUBSCRIBE', '*'));
+        await sub.read(1);
+        a.send(encode(...blocked));
+        // blocked once CLIENT LIST shows it (flags=b)
+        while (!String(await b.call('CLIENT', 'LIST')).includes('flags=b')) await new Promise((r) => setTimeout(r, 5));
+        await b.call(...push);
+        await a.read(1);
+        return await fenced(sub, b);
+      } finally {
+        sub.close();
+        a.close();
+        b.close();
+      }
+    };
+    const cases: [string[], string[], string[][]][] = [
+      [['BLPOP', 'l', '0'], ['RPUSH', 'l', 'a'], []],
+      [['BLPOP', 'x', 'l', '0'], ['RPUSH', 'l', 'a', 'b'], []],
+      [['BLMOVE', 'l', 'd', 'LEFT', 'RIGHT', '0'], ['RPUSH', 'l', 'a'], []],
+      [['BLMOVE', 'l', 'd', 'LEFT', 'RIGHT', '0'], ['RPUSH', 'l', 'a', 'b'], [['RPUSH', 'd', 'z']]],
+      [['BRPOPLPUSH', 'l', 'l2', '0'], ['LPUSH', 'l', 'a'], []],
+      [['BZPOPMIN', 'z', '0'], ['ZADD', 'z', '1', 'a'], []],
+      [['BLMPOP', '0', '2', 'a', 'l', 'LEFT'], ['RPUSH', 'l', 'a'], []],
+    ];
+    for (const [blocked, push, setup] of cases) {
+      const theirs = await run(oracle.redis.port, blocked, push, setup);
+      assert.deepEqual(await run(oracle.postresp.port, blocked, push, setup), theirs, blocked.join(' '));
+    }
   });
 
   it('lazy expiry: a command that finds its key past its TTL fires expired, then keymiss or new', async () => {
@@ -85,15 +173,7 @@ describe('new, keymiss and lazy expired vs redis-server', () => {
           replies = await send(line);
         }
         // after the replies: a PUBLISH in the pipeline would pass our commands still in Postgres
-        await cmd.call('PUBLISH', 'fence', 'x');
-        const got: string[] = [];
-        for (;;) {
-          const [m] = await sub.read(1) as Value[][];
-          if (m[2] === 'fence') break;
-          got.push(`${m[2]} ${m[3]}`);
-        }
-        await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', '');
-        return [replies.slice(5), got];
+        return [replies.slice(5), await fenced(sub, cmd)];
       } finally {
         sub.close();
         cmd.close();

@@ -45,7 +45,7 @@ async function notifications(port: number, cases: readonly EventCase[], flags: s
 export async function compareNotifications(oracle: Oracle, cases: readonly EventCase[], flags: string): Promise<number> {
   const [theirs, ours] = [await notifications(oracle.redis.port, cases, flags), await notifications(oracle.postresp.port, cases, flags)];
   const failures = cases.flatMap((k, i) => JSON.stringify(ours[i]) === JSON.stringify(theirs[i]) ? [] :
-    [`${k.cmd.join(' ')}${k.setup.length ? ` (after ${k.setup.map((s) => s.join(' ')).join('; ')})` : ''}: ` +
+    [`${[k.cmd, ...k.then ?? []].map((l) => l.join(' ')).join('; ')}${k.setup.length ? ` (after ${k.setup.map((s) => s.join(' ')).join('; ')})` : ''}: ` +
       `postresp ${JSON.stringify(ours[i])}, redis-server ${JSON.stringify(theirs[i])}`]);
   assert.deepEqual(failures, [], `notify-keyspace-events ${flags}: ${failures.length} of ${cases.length} cases differ:\n${failures.join('\n')}`);
   return theirs.reduce((n, e) => n + e.length, 0);

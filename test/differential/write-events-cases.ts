@@ -8,6 +8,8 @@ export type Cmd = string[];
 export interface EventCase {
   setup: Cmd[];
   cmd: Cmd;
+  /** commands sent after cmd with the same flags (MULTI's queued commands and EXEC) */
+  then?: Cmd[];
 }
 
 /** space-separated words; an array where an argument is empty */

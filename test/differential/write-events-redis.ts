@@ -17,13 +17,15 @@ const kFence = 'postresp-test-fence';
  * One case on `cmd`: its setup with notifications off (from an empty keyspace, ending in db 0),
  * then its command with notify-keyspace-events `flags`; the command's reply.
  */
-export async function runCase(cmd: RawClient, { setup, cmd: line }: EventCase, flags: string): Promise<Value> {
+export async function runCase(cmd: RawClient, { setup, cmd: line, then }: EventCase, flags: string): Promise<Value> {
   await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', '');
   await cmd.call('FLUSHALL');
   for (const s of setup) await cmd.call(...s);
   await cmd.call('SELECT', '0');
   await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', flags);
-  return cmd.call(...line);
+  let reply = await cmd.call(...line);
+  for (const l of then ?? []) reply = await cmd.call(...l);
+  return reply;
 }
 
 export async function redisEvents(port: number, cases: readonly EventCase[]): Promise<{ events: Event[][]; replies: Value[] }> {

@@ -19,6 +19,7 @@ import { kScriptCallErrors } from '../../scripting/errors';
 import type { KeyStore } from '../../key-store';
 import { PendingReply, type Outcome } from '../../pending-reply';
 import { noteOf } from '../../write-hook';
+import { probePresence, type Presence } from '../../key-presence';
 import { isPromise, RespError, writeReply, type Reply } from '../../reply';
 import type { Session } from '../../session';
 import type { CommandSpec, RunResult } from '../spec';
@@ -38,8 +39,13 @@ const kAclInvalid = errorBytes('Invalid command passed to redis.acl_check_cmd()'
 const kOne = Buffer.from(':1\r\n');
 const kZero = Buffer.from(':0\r\n');
 
-/** A write the script made, reported to the write hook once the transaction committed. */
-export interface ScriptWrite { db: number; spec: CommandSpec; argv: Buffer[]; reply: Reply; note: Outcome | undefined }
+/**
+ * A write the script made, reported to the write hook once the transaction committed; while key
+ * presence is on, also every keyed command it called (reads fire `keymiss`), with its probe.
+ */
+export interface ScriptWrite {
+  db: number; spec: CommandSpec; argv: Buffer[]; reply: Reply; note: Outcome | undefined; probe: Presence | undefined;
+}
 
 export class CallHost implements ScriptHost {
   readonly writes: ScriptWrite[] = [];
@@ -81,6 +87,8 @@ export class CallHost implements ScriptHost {
       }
       if (server.writeHook.beforeActive) server.writeHook.before(db, spec, argv);
     }
+    // `new` / `keymiss` / lazy `expired` on: the keys probed inside the script's transaction, just before the call
+    const probe = server.writeHook.presence ? probePresence(s, db, spec, argv) : undefined;
     let result: RunResult;
     try {
       // BLMPOP and BZMPOP may be called (no noscript flag): they answer at once, as in MULTI
@@ -90,7 +98,9 @@ export class CallHost implements ScriptHost {
     }
     const finish = (reply: Reply): Buffer => {
       // every write is kept while the read cache listens (its second bump comes after the call, whatever the outcome)
-      if (write && (server.writeHook.afterActive || (server.writeHook.active && !(reply instanceof RespError)))) this.writes.push({ db, spec, argv, reply, note: noteOf(result) });
+      if (probe !== undefined || (write && (server.writeHook.afterActive || (server.writeHook.active && !(reply instanceof RespError))))) {
+        this.writes.push({ db, spec, argv, reply, note: noteOf(result), probe });
+      }
       return this.encode(reply, resp);
     };
     if (result instanceof PendingReply) {

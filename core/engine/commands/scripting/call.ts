@@ -12,6 +12,8 @@ import { encodeBufferArray, int2Array, int8 } from '../../pg-driver/binary-array
 import { CallHost } from './call-host';
 import { callEnded, callStarted } from './slow-calls';
 import { kScriptingSql } from './sql';
+import { kFlagWrite } from '../flags';
+import { statuses } from '../../key-presence';
 
 export interface CallPlan {
   keys: Buffer[];
@@ -60,11 +62,16 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
     });
   } finally {
     // the read cache's second bump for every write the call made, whatever the outcome (thrown included)
-    if (hook.afterActive && host !== undefined) for (const w of host.writes) hook.after(w.db, w.spec, w.argv);
+    if (hook.afterActive && host !== undefined) {
+      for (const w of host.writes) if ((w.spec.flagBits & kFlagWrite) !== 0) hook.after(w.db, w.spec, w.argv);
+    }
   }
   if (out instanceof RespError) return out;
   if (hook.active && host !== undefined) {
-    for (const w of host.writes) if (!(w.reply instanceof RespError)) hook.command(w.db, w.spec, w.argv, w.reply, w.note, undefined, s.id);
+    for (const w of host.writes) {
+      if (w.probe !== undefined) hook.command(w.db, w.spec, w.argv, w.reply, w.note, statuses(w.probe), s.id);
+      else if (!(w.reply instanceof RespError)) hook.command(w.db, w.spec, w.argv, w.reply, w.note, undefined, s.id);
+    }
   }
   // an error reply is a RespError, so INFO errorstats counts it (redis.error_reply('MY_CODE …'))
   return out[0] === 45 /* - */ ? new RespError(out.toString('latin1', 1, out.length - 2)) : new Raw(out);

@@ -12,6 +12,7 @@ import { defineCommand } from '../define';
 import { kFlagWrite } from '../flags';
 import { withoutBlocking } from '../blocking/context';
 import { noteOf } from '../../write-hook';
+import { probePresence, statuses, type Presence } from '../../key-presence';
 import type { RunResult } from '../spec';
 import { aclDenied, execRecheckText } from '../../../acl/enforce';
 
@@ -38,13 +39,17 @@ export const exec = defineCommand({
     // filled only while the hook listens: nothing is allocated for it otherwise
     let dbs: number[] | undefined = hook.active || hook.afterActive ? [] : undefined;
     let runs: RunResult[] = [];
+    // `new` / `keymiss` / lazy `expired` on: each queued command's keys probed inside the
+    // transaction, just before it (a key an earlier queued command created is live for a later one)
+    const probes: (Presence | undefined)[] | undefined = hook.presence ? [] : undefined;
     // blocking commands answer as their non-blocking forms (blocking/context.ts)
-    const replies = await s.server.store.transaction(s, watched, () => withoutBlocking(() => runs = queued.map(({ spec, argv }): RunResult => {
+    const replies = await s.server.store.transaction(s, watched, () => withoutBlocking(() => runs = queued.map(({ spec, argv }, i): RunResult => {
       dbs?.push(s.db);
       if (!s.user.full) {
         const denied = aclDenied(s, spec, argv, 'multi');
         if (denied !== 0) return new RespError(execRecheckText(denied));
       }
+      if (probes !== undefined) probes[i] = probePresence(s, s.db, spec, argv);
       if (hook.beforeActive && (spec.flagBits & kFlagWrite) !== 0) hook.before(s.db, spec, argv);
       s.denyBlocking = true;
       try {
@@ -64,7 +69,11 @@ export const exec = defineCommand({
       for (let i = 0; i < dbs.length; i++) if ((queued[i].spec.flagBits & kFlagWrite) !== 0) hook.after(dbs[i], queued[i].spec, queued[i].argv);
     }
     if (dbs !== undefined && hook.active && Array.isArray(replies)) {
-      for (let i = 0; i < queued.length; i++) hook.command(dbs[i], queued[i].spec, queued[i].argv, replies[i], noteOf(runs[i]), undefined, s.id);
+      for (let i = 0; i < queued.length; i++) {
+        const probe = probes?.[i];
+        hook.command(dbs[i], queued[i].spec, queued[i].argv, replies[i], noteOf(runs[i]),
+          probe === undefined ? undefined : statuses(probe), s.id);
+      }
     }
     return replies ?? kNullArray;
   },
