@@ -106,14 +106,12 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   const tracking = c.tracking;
   if (tracking !== undefined) c.server.tracker.beforeRun(c, spec, argv);
   let result: RunResult;
-  if (probe !== undefined) c.presence = probe;
   try {
     result = spec.run(c, argv);
   } catch (e) {
     state.log(`command ${spec.name} failed: ${(e as Error).stack ?? e}`);
     result = new RespError(`ERR internal error: ${(e as Error).message}`);
   }
-  if (probe !== undefined) c.presence = undefined;
   // CLIENT CACHING yes|no lasts one command, or until EXEC (Redis's resetClient)
   if (tracking !== undefined && spec !== kClientCaching && c.multi === undefined) tracking.caching = false;
   // after run: CLIENT REPLY OFF silences its own reply, CLIENT REPLY ON answers

@@ -50,10 +50,7 @@ const kProbe: Statement = {
 /** A probe on its way: the command's distinct keys (latin1) and their statuses once settled. */
 export interface Presence {
   readonly keys: string[];
-  /** the last probe sent (a blocked pop's wake-up sends another: reprobe) */
-  op: PendingReply;
-  /** the probe's db and key arrays, for reprobe */
-  readonly values: [Buffer, Buffer];
+  readonly op: PendingReply;
 }
 
 /** Scripts: the commands they call are probed one by one inside the call (scripting/call-host.ts), not their declared keys */
@@ -67,25 +64,13 @@ export function probePresence(s: Session, db: number, spec: CommandSpec, argv: B
   const byName = new Map<string, Buffer>();
   for (const k of all) byName.set(k.toString('latin1'), k);
   const keys = [...byName.keys()].sort();
-  const values: [Buffer, Buffer] = [int2Array(keys.map(() => db)), encodeBufferArray(keys.map((k) => byName.get(k)!))];
-  return { keys, values, op: send(s, keys.length, values) };
-}
-
-function send(s: Session, n: number, values: [Buffer, Buffer]): PendingReply {
-  return s.server.store.exec(s, kProbe, [...values, int8(Date.now())], (rows: Rows) => {
-    const status = new Array<number>(n).fill(kAbsent);
+  const values = [int2Array(keys.map(() => db)), encodeBufferArray(keys.map((k) => byName.get(k)!)), int8(Date.now())];
+  const op = s.server.store.exec(s, kProbe, values, (rows: Rows) => {
+    const status = new Array<number>(keys.length).fill(kAbsent);
     for (const [i, st] of rows) status[(i as number) - 1] = st as number;
     return status;
   });
-}
-
-/**
- * A blocked pop tries again after a wake-up: its keys probed again just before, on its lane, so
- * it reports what it finds then (Redis serves it then: the source is live, not `new`; a BLMOVE
- * destination created then is).
- */
-export function reprobe(s: Session, p: Presence): void {
-  p.op = send(s, p.keys.length, p.values);
+  return { keys, op };
 }
 
 /** The probe's statuses by key, or undefined when it failed (Postgres gone): then no presence event. */

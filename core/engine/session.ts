@@ -2,7 +2,6 @@
  * What a command handler may use: its client's session state and the worker's server context.
  * Implemented by workers/client.ts and workers/state.ts; commands never touch sockets.
  */
-import type { Presence } from './key-presence';
 import type { Config } from '../config/config';
 import type { WorkerStats } from '../messages';
 import type { CommandTable } from './commands/registry';
@@ -119,8 +118,6 @@ export interface Session {
   watched: WatchedKey[];
   /** EVAL/FCALL: the client's later commands wait until `done` settles (workers/dispatch.ts holdWhile) */
   holdWhile?(done: PromiseLike<unknown>): void;
-  /** while dispatch runs a command whose keys it probed (key-presence.ts): a blocking pop probes again when woken */
-  presence?: Presence;
   /** the blocking command in progress (commands/blocking): the client's later commands wait for it */
   blocked: BlockedCall | undefined;
   /** the connection is gone */

@@ -21,7 +21,6 @@ import { Err } from '../../resp-errors';
 import type { Rows, Statement } from '../../key-store';
 import type { Session } from '../../session';
 import { kBlockingSql } from './sql';
-import { reprobe, type Presence } from '../../key-presence';
 
 /** What a blocked call needs of its worker (ServerContext.blocking, waits.ts). */
 export interface BlockingHost {
@@ -83,12 +82,10 @@ function decode(rows: Rows, plan: BlockingPlan): Outcome {
 }
 
 /** A blocking pop as a BlockedCall's target: its statement, sent only while the client is connected. */
-export function popTarget(plan: BlockingPlan, presence?: Presence): BlockingTarget {
+export function popTarget(plan: BlockingPlan): BlockingTarget {
   return {
     db: plan.db, keys: plan.keys, timeoutReply: plan.timeoutReply,
     attempt(s, seq, done) {
-      // `new`/`keymiss`/lazy `expired` on: a try after the first (seq taken) reports what it finds then
-      if (presence !== undefined && seq !== null) reprobe(s, presence);
       let outcome: Outcome | undefined;
       const op = new StmtOp(plan.stmt, plan.values(seq, true), (rows) => {
         outcome = decode(rows, plan);

@@ -34,7 +34,7 @@ export function blockingCommand(spec: Spec, parse: (s: Session, argv: Buffer[]) 
       if (p instanceof RespError) return p;
       const plan: BlockingPlan = { db: s.db, ...p.plan };
       if (!blockingAllowed()) return s.server.store.exec(s, plan.stmt, plan.values(null, false), (rows) => nonBlocking(rows, plan));
-      return new BlockedCall(s, s.server.blocking, popTarget(plan, s.presence), p.timeoutMs).reply;
+      return new BlockedCall(s, s.server.blocking, popTarget(plan), p.timeoutMs).reply;
     },
   });
 }
