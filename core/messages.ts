@@ -18,7 +18,6 @@ export interface ConnMessage {
   tls: boolean;
 }
 export interface ClosedMessage { type: 'closed'; id: number }
-export interface ConfigMessage { type: 'config'; name: string; value: OptionValue }
 /** keys the sweeper deleted, to the workers whose write hook has listeners (core/engine/write-hook.ts) */
 export interface ExpiredMessage {
   type: 'expired';
@@ -32,7 +31,7 @@ export interface HookMessage { type: 'hook'; listening: boolean }
 export interface RequestMessage { type: 'request'; rid: number; op: string; args: unknown }
 export interface ResponseMessage { type: 'response'; rid: number; result?: unknown; error?: string }
 
-export type PrimaryToWorker = ConnMessage | ConfigMessage | ExpiredMessage | RequestMessage | ResponseMessage | HubToBus;
+export type PrimaryToWorker = ConnMessage | ExpiredMessage | RequestMessage | ResponseMessage | HubToBus;
 export type WorkerToPrimary = ClosedMessage | HookMessage | RequestMessage | ResponseMessage | { type: 'ready' } | BusToHub;
 
 /** Data of the long-lived Piscina `serve` task that each worker runs. */

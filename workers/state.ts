@@ -108,7 +108,6 @@ export class WorkerState implements ServerContext {
     if (this.rpc.handle(msg)) return;
     if (msg.type === 'bus') this.bus.onHubMessage(msg);
     else if (msg.type === 'conn') this.adopt(msg);
-    else if (msg.type === 'config') this.applyConfig(msg.name, String(msg.value));
     else if (msg.type === 'expired') this.onExpired(msg);
   }
 
@@ -203,6 +202,9 @@ export class WorkerState implements ServerContext {
 
   private async onRequest(op: string, args: unknown): Promise<unknown> {
     switch (op) {
+      case 'config':
+        for (const [name, value] of args as [string, string][]) this.applyConfig(name, value);
+        return true;
       case 'clients': {
         const out: [number, string][] = [];
         for (const c of this.clients.values()) if (matchesFilter(c, args as ClientFilter | undefined)) out.push([c.id, c.describe()]);

@@ -214,8 +214,11 @@ export class PrimaryServer {
             if (r.error !== undefined) this.log(`CONFIG SET requirepass: ${r.error}`);
           }
           this.config.set(name, value);
-          this.pool.broadcast({ type: 'config', name, value: this.config.get(name) });
         }
+        // every worker applies the values before the caller's reply: a client on another worker
+        // that reads or relies on them right after the reply sees them (a one-way broadcast
+        // could reach that worker after the reply reached the caller)
+        await this.pool.gather('config', (args as [string, string][]).map(([name]) => [name, String(this.config.get(name))]));
         return true;
       }
       case 'reset-stats': {

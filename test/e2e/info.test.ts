@@ -15,7 +15,7 @@ import { startServer, type RunningServer } from './start-server';
 
 let server: RunningServer;
 let redis: RedisServer;
-before(async () => { [server, redis] = await Promise.all([startServer(['--workers', '2']), startRedis()]); });
+before(async () => { [server, redis] = await Promise.all([startServer(['--workers', '2', '--enable-debug-command', 'yes']), startRedis()]); });
 after(async () => { await Promise.all([server?.stop(), redis?.stop()]); });
 
 async function info(port: number, ...args: string[]): Promise<string> {
@@ -92,6 +92,29 @@ describe('CONFIG RESETSTAT', () => {
       const errors = await a.call('INFO', 'errorstats');
       assert.equal(errors, '# Errorstats\r\n', 'errorstats after RESETSTAT');
       assert.equal(field(String(await b.call('INFO', 'stats')), 'total_error_replies'), '0');
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+});
+
+describe('CONFIG SET', () => {
+  it('reaches every worker before it answers', async () => {
+    // a and b land on the two workers; b's worker is kept busy (DEBUG SLEEP blocks its event loop)
+    // while a's CONFIG SET runs, so b's CONFIG GET, sent only after a's reply, reaches that worker
+    // together with the new value: the value must already be there
+    const [a, b] = await Promise.all([RawClient.connect(server.port), RawClient.connect(server.port)]);
+    try {
+      for (let i = 0; i < 5; i++) {
+        const value = String(200 + i);
+        const sleeping = b.call('DEBUG', 'SLEEP', '0.3');
+        await new Promise((r) => setTimeout(r, 50));
+        assert.equal(await a.call('CONFIG', 'SET', 'slowlog-max-len', value), 'OK');
+        const seen = b.call('CONFIG', 'GET', 'slowlog-max-len');
+        assert.equal(await sleeping, 'OK');
+        assert.deepEqual(await seen, ['slowlog-max-len', value], `round ${i}`);
+      }
     } finally {
       a.close();
       b.close();
