@@ -20,6 +20,9 @@ export class WorkerSlot {
   /** its write hook has a listener: it wants the sweeper's expired keys */
   hookListening = false;
   restarts = 0;
+  /** deaths in a row of threads that lived less than kStableMs: each waits longer to restart */
+  quickDeaths = 0;
+  startedAt = 0;
   constructor(readonly index: number) {}
 }
 
@@ -30,6 +33,14 @@ export interface PoolEvents {
   bus?: BusHub;
   /** ACL LIST lines a starting worker loads */
   aclLines?: () => string[];
+}
+
+/** A thread that served this long before dying restarts at once; one dying sooner waits. */
+const kStableMs = 30_000;
+/** 100 ms, doubling per quick death, at most 10 s: a thread that dies at start (a bug, no memory)
+ * must not spin the primary on thread creation; one DEBUG PANIC still restarts at once */
+export function restartDelay(quickDeaths: number): number {
+  return quickDeaths <= 1 ? 0 : Math.min(100 * 2 ** (quickDeaths - 2), 10_000);
 }
 
 export class WorkerPool {
@@ -63,6 +74,7 @@ export class WorkerPool {
     const { port1, port2 } = new MessageChannel();
     slot.port = port1;
     slot.ready = false;
+    slot.startedAt = Date.now();
     let onReady!: () => void;
     const ready = new Promise<void>((r) => (onReady = r));
     const rpc = new Rpc(port1, this.events.handler);
@@ -88,8 +100,16 @@ export class WorkerPool {
         slot.clients.clear();
         if (this.stopping) return;
         slot.restarts++;
-        this.events.log(`worker ${slot.index} died (${err.message}); ${lost} client(s) disconnected; restarting it`);
-        this.submit(slot).catch((e: Error) => this.events.log(`worker ${slot.index} restart failed: ${e.message}`));
+        slot.quickDeaths = Date.now() - slot.startedAt < kStableMs ? slot.quickDeaths + 1 : 1;
+        const delay = restartDelay(slot.quickDeaths);
+        this.events.log(`worker ${slot.index} died (${err.message}); ${lost} client(s) disconnected; restarting it` +
+          (delay > 0 ? ` in ${delay} ms (${slot.quickDeaths} deaths within ${kStableMs / 1000} s of a start in a row)` : ''));
+        const restart = () => {
+          if (this.stopping) return;
+          this.submit(slot).catch((e: Error) => this.events.log(`worker ${slot.index} restart failed: ${e.message}`));
+        };
+        if (delay > 0) setTimeout(restart, delay).unref();
+        else restart();
       });
     this.finished.push(done);
     return ready;

@@ -113,6 +113,36 @@ describe('limits and lifecycle', () => {
     }
   });
 
+  it('a worker that dies again soon after its restart waits before the next one', async () => {
+    const s = await startServer(['--workers', '1', '--enable-debug-command', 'yes']);
+    const served = async (): Promise<void> => {
+      // no worker is ready while one restarts: connections are refused until it is
+      for (let i = 0; i < 400; i++) {
+        try {
+          const c = await RawClient.connect(s.port);
+          try { if (await c.call('PING') === 'PONG') return; } finally { c.close(); }
+        } catch { /* refused or closed: not ready yet */ }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.fail('no worker came back');
+    };
+    const panic = async (): Promise<void> => {
+      const c = await RawClient.connect(s.port);
+      c.send(encode('DEBUG', 'PANIC'));
+      await c.waitClosed();
+    };
+    try {
+      await panic();
+      await served();
+      assert.match(s.output(), /worker 0 died \(DEBUG PANIC[^\n]*restarting it\n/, 'the first death restarts at once');
+      await panic();
+      await served();
+      assert.match(s.output(), /restarting it in 100 ms \(2 deaths within 30 s of a start in a row\)/);
+    } finally {
+      assert.equal(await s.stop(), 0);
+    }
+  });
+
   it('SIGTERM finishes commands in flight, flushes their replies and exits 0', async () => {
     const s = await startServer(['--workers', '1', '--enable-debug-command', 'yes']);
     const c = await RawClient.connect(s.port);
