@@ -69,6 +69,8 @@ export interface LaneStats {
   /** batches sent as one transaction (workers/storage/batch-tx.ts), and those sent again run by run after an error */
   txBatches: number;
   txRetries: number;
+  /** a batch's last run sent again after a deadlock or serialization failure (workers/storage/lane.ts) */
+  conflictResends: number;
   connected: boolean;
   /** log2 buckets of ops per batch */
   batchSize: number[];

@@ -83,6 +83,8 @@ export function renderMetrics(workers: WorkerStats[], p: PrimaryFigures): string
   o.sample('postresp_batch_transactions_total', {}, lanes.reduce((a, l) => a + l.stats.txBatches, 0));
   o.head('postresp_batch_transaction_retries_total', 'counter', 'Batch transactions that failed (a statement error or a deadlock) and ran again statement by statement.');
   o.sample('postresp_batch_transaction_retries_total', {}, lanes.reduce((a, l) => a + l.stats.txRetries, 0));
+  o.head('postresp_lane_conflict_resends_total', 'counter', 'A batch\'s last statement sent again after Postgres chose it as a deadlock victim (or a serialization failure): the client saw no error.');
+  o.sample('postresp_lane_conflict_resends_total', {}, lanes.reduce((a, l) => a + l.stats.conflictResends, 0));
   o.head('postresp_sweeper_deleted_total', 'counter', 'Expired keys deleted by the active sweeper.');
   o.sample('postresp_sweeper_deleted_total', {}, p.sweeperDeleted);
   if (p.embeddedPg) {

@@ -256,5 +256,48 @@ describe('lane runs against Postgres', () => {
         await other.close();
       }
     });
+
+    it('a lone statement chosen as a deadlock victim is sent again: its client sees no error', async () => {
+      // the other side is a batch transaction that locks two rows in the opposite order and looks
+      // for deadlocks only after 10 s, so Postgres (deadlock_timeout 50 ms in the embedded server)
+      // aborts the lone statement, which used to reach its client as "ERR PostgreSQL error 40P01"
+      const other = new Lane({
+        url: testPgUrl(), startupOptions: startupOptions('unlogged', schema), log: () => undefined,
+        maxCommands: () => 256, maxBytes: () => 4 << 20, batchTransaction: () => true,
+      });
+      await other.start();
+      try {
+        await batch(set('dv:1', 'a'), set('dv:2', 'b'));
+        await batch(sql('CREATE SEQUENCE IF NOT EXISTS dv_arrivals'), sql(`CREATE OR REPLACE FUNCTION dv_barrier() RETURNS int LANGUAGE plpgsql AS $f$
+          BEGIN
+            PERFORM nextval('dv_arrivals');
+            FOR i IN 1..1000 LOOP
+              EXIT WHEN (SELECT last_value FROM dv_arrivals) >= 2;
+              PERFORM pg_sleep(0.01);
+            END LOOP;
+            RETURN 1;
+          END $f$`), sql(`CREATE OR REPLACE FUNCTION dv_lock_pair(a text, b text) RETURNS int LANGUAGE plpgsql AS $f$
+          BEGIN
+            PERFORM 1 FROM kv WHERE key = convert_to(a, 'UTF8') FOR UPDATE;
+            PERFORM dv_barrier();
+            PERFORM 1 FROM kv WHERE key = convert_to(b, 'UTF8') FOR UPDATE;
+            RETURN 1;
+          END $f$`));
+        const slow = sql("SET deadlock_timeout = '10s'");
+        other.submit(slow);
+        await slow;
+        const lock = (k: string) => sql(`SELECT 1 FROM kv WHERE key = '${k}' FOR UPDATE`);
+        const theirs = [lock('dv:2'), sql('SELECT dv_barrier()'), lock('dv:1')];
+        const mine = sql(`SELECT dv_lock_pair('dv:1', 'dv:2')`);
+        const before = { resends: lane.snapshot().conflictResends, retries: other.snapshot().txRetries };
+        lane.submit(mine);
+        for (const op of theirs) other.submit(op);
+        assert.deepEqual(await Promise.all([mine, ...theirs]), [1, 1, 1, 1]);
+        assert.equal(lane.snapshot().conflictResends - before.resends, 1, 'the lone statement was the victim, sent once more');
+        assert.equal(other.snapshot().txRetries - before.retries, 0, 'the transaction was not the victim');
+      } finally {
+        await other.close();
+      }
+    });
   });
 });

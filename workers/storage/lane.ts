@@ -47,6 +47,10 @@ export class Lane implements Pipeline {
   /** statements of the batch in flight that have not answered yet */
   private outstanding = 0;
   private batchStarted = 0n;
+  /** the last op of the batch in flight while it goes out run by run (undefined in a transaction) */
+  private runsTail: Op | undefined;
+  /** re-sends of the batch in flight's last run after a deadlock or serialization failure */
+  private resends = 0;
   /** the op submitted last: a script call of a client on this lane starts once it answered */
   last: Op | undefined = undefined;
 
@@ -108,6 +112,8 @@ export class Lane implements Pipeline {
 
   /** Each run its own sync group. */
   private sendRuns(batch: Op[]): void {
+    this.runsTail = batch[batch.length - 1];
+    this.resends = 0;
     for (let i = 0; i < batch.length;) {
       const j = runEnd(batch, i);
       sendRun(this, batch, i, j);
@@ -117,6 +123,7 @@ export class Lane implements Pipeline {
 
   /** The batch's runs in one transaction; on any error, again as sendRuns (nothing was answered). */
   private sendTransaction(conn: NativePgConnection, batch: Op[]): void {
+    this.runsTail = undefined;
     const tx = new BatchTransaction(conn, (ops, e) => this.fail(ops, e));
     for (let i = 0; i < batch.length;) {
       const j = runEnd(batch, i);
@@ -170,9 +177,29 @@ export class Lane implements Pipeline {
   }
 
   fail(ops: readonly Op[], e: Error): void {
+    if (this.mayResend(ops, e)) {
+      // its statement rolled back alone (autocommit) and nothing of this lane was sent after it:
+      // sending it again is what serial execution would have done, so the client sees no error
+      this.resends++;
+      this.stats.conflictResends++;
+      sendRun(this, ops as Op[], 0, ops.length);
+      return;
+    }
     this.stats.errors++;
     const reply = errorReply(e);
     for (const op of ops) op.settle(reply);
+  }
+
+  /**
+   * A deadlock victim (40P01: another lane's batch transaction, or SQL run on the tables, locked
+   * the same rows in the other order) or a serialization failure, when the run is the last one
+   * of its batch: at most kMaxResends times. An earlier run's statement cannot be re-sent, since
+   * the runs after it already ran (its commands then answer the error, as before).
+   */
+  private mayResend(ops: readonly Op[], e: Error): boolean {
+    const code = (e as Error & { code?: string }).code;
+    return (code === '40P01' || code === '40001') && this.runsTail !== undefined &&
+      ops[ops.length - 1] === this.runsTail && this.resends < kMaxResends;
   }
 
   snapshot(): LaneStats {
@@ -191,7 +218,7 @@ export class Lane implements Pipeline {
 
 function emptyLaneStats(): LaneStats {
   return {
-    batches: 0, ops: 0, statements: 0, errors: 0, reconnects: 0, txBatches: 0, txRetries: 0, connected: false,
+    batches: 0, ops: 0, statements: 0, errors: 0, reconnects: 0, txBatches: 0, txRetries: 0, conflictResends: 0, connected: false,
     batchSize: newHistogram(), batchUsec: newHistogram(),
   };
 }
@@ -201,6 +228,9 @@ function emptyLaneStats(): LaneStats {
  * transaction already), no MULTI/EXEC (it brings its own BEGIN and COMMIT) and no WATCH (it must
  * see the versions of other transactions: StmtOp.ownTransaction).
  */
+/** a run that keeps deadlocking is answered with the error after this many re-sends */
+const kMaxResends = 5;
+
 export function inOneTransaction(batch: readonly Op[]): boolean {
   let runs = 0;
   for (let i = 0; i < batch.length;) {
