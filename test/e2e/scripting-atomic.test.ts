@@ -97,9 +97,11 @@ describe('scripts are atomic across clients, threads and instances', () => {
   });
 
   it('a client writing a declared key waits for the script to commit', async () => {
+    // the script holds its transaction 1.5 s: the poll below must see it idle in that window,
+    // and at load average 38 (8 test runs on 2 cores) a 300 ms window was missed
     const [c1, c2] = [await RawClient.connect(a.port), await RawClient.connect(b.port)];
     await c1.call('SET', 'y', 'old');
-    const script = c1.call('EVAL', kReadWaitWrite, '1', 'y', '300');
+    const script = c1.call('EVAL', kReadWaitWrite, '1', 'y', '1500');
     await scriptIdleInTransaction();
     const set = c2.call('SET', 'y', 'b');
     assert.equal(await script, 'old');
@@ -109,7 +111,7 @@ describe('scripts are atomic across clients, threads and instances', () => {
     // instance b's reply could come first, and this test failed on that alone)
     assert.equal(await c1.call('GET', 'y'), 'b');
     // a declared key that did not exist: its creator waits too, and no placeholder stays behind
-    const created = c1.call('EVAL', kReadWaitWrite, '1', 'fresh', '300');
+    const created = c1.call('EVAL', kReadWaitWrite, '1', 'fresh', '1500');
     await scriptIdleInTransaction();
     assert.equal(await c2.call('SET', 'fresh', 'b'), 'OK');
     assert.equal(await created, 'nil');
