@@ -11,32 +11,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FlowProducer, Queue, Worker, type Job } from 'bullmq';
-import { startServer, uniqueSchema } from '../e2e/start-server';
-import { startRedis } from '../differential/oracle';
-import { withPg } from '../support/pg';
+import { connection, postresp, redis, type Target } from '../e2e/bullmq-targets';
 
-interface Target { ports: [number, number]; stop(): Promise<void> }
-
-async function postresp(mode: 'logged' | 'unlogged'): Promise<Target> {
-  const schema = uniqueSchema(`flow_${mode}`);
-  const args = ['--workers', '2', '--storage-mode', mode];
-  const [a, b] = await Promise.all([startServer(args, { schema }), startServer(args, { schema })]);
-  return {
-    ports: [a.port, b.port],
-    async stop() {
-      await Promise.all([a.stop(), b.stop()]);
-      await withPg(async (c) => void (await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)));
-    },
-  };
-}
-
-async function redis(): Promise<Target> {
-  const r = await startRedis();
-  return { ports: [r.port, r.port], stop: () => r.stop() };
-}
-
-/** BullMQ requires maxRetriesPerRequest null on the connections it blocks on */
-const connection = (port: number) => ({ host: '127.0.0.1', port, maxRetriesPerRequest: null });
 const kRepeat = Number(process.env.FLOW_REPEAT ?? 10);
 /** a parent not finished this long after its flow was added counts as never run */
 const kWaitMs = 15000;
@@ -126,6 +102,6 @@ function suite(label: string, start: () => Promise<Target>) {
   });
 }
 
-suite('PostRESP (unlogged, two instances)', () => postresp('unlogged'));
-suite('PostRESP (logged, two instances)', () => postresp('logged'));
+suite('PostRESP (unlogged, two instances)', () => postresp('unlogged', 'flow'));
+suite('PostRESP (logged, two instances)', () => postresp('logged', 'flow'));
 suite('redis-server 7.0', redis);
