@@ -181,6 +181,9 @@ function report(hook: WriteHook, db: number, spec: CommandSpec, argv: Buffer[], 
  * one after another; a GET pipelined behind a script must see its writes).
  */
 export function holdWhile(c: DispatchClient, done: PromiseLike<unknown>): void {
+  // already held: a command running inside one that holds (a script call EXEC runs, which awaits
+  // it); the outer hold ends later, and a second one would drop what the first has kept
+  if (c.held !== undefined) return;
   c.held = [];
   const release = (): void => {
     const held = c.held ?? [];

@@ -8,7 +8,7 @@
  * for jobs in BZPOPMIN on the queue's marker key; the jobs move through BullMQ's Lua scripts.
  * Then: the Worker rate limiter holds, a Worker killed with SIGKILL mid-job has its job recovered
  * as stalled by another Worker, and BullMQ's start-up check (INFO's redis_version and
- * maxmemory_policy) prints no warning. FlowProducer is left out: docs/streams.md "What is left".
+ * maxmemory_policy) prints no warning. FlowProducer: test/libraries/bullmq-flow.test.ts.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -16,32 +16,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Queue, QueueEvents, Worker, type Job } from 'bullmq';
 import { RawClient } from './resp-client';
-import { startServer, uniqueSchema } from './start-server';
-import { startRedis } from '../differential/oracle';
-import { withPg } from '../support/pg';
-
-interface Target { ports: [number, number]; stop(): Promise<void> }
-
-async function postresp(mode: 'logged' | 'unlogged'): Promise<Target> {
-  const schema = uniqueSchema(`bullmq_${mode}`);
-  const args = ['--workers', '2', '--storage-mode', mode];
-  const [a, b] = await Promise.all([startServer(args, { schema }), startServer(args, { schema })]);
-  return {
-    ports: [a.port, b.port],
-    async stop() {
-      await Promise.all([a.stop(), b.stop()]);
-      await withPg(async (c) => void (await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)));
-    },
-  };
-}
-
-async function redis(): Promise<Target> {
-  const r = await startRedis();
-  return { ports: [r.port, r.port], stop: () => r.stop() };
-}
-
-/** BullMQ requires maxRetriesPerRequest null on the connections it blocks on */
-const connection = (port: number) => ({ host: '127.0.0.1', port, maxRetriesPerRequest: null });
+import { connection, postresp, redis, type Target } from './bullmq-targets';
 
 const kBackoffMs = 100;
 const kDelayMs = 300;
