@@ -161,6 +161,16 @@ function completed(c: DispatchClient, slot: ReplySlot, value: Reply, spec: Comma
     report(hook, db, spec, argv, value, pending?.note, probe, c.id);
     // its own invalidations (EXEC's and a script's too) go right behind its reply, as in Redis 7.0
     slot.after = c.server.tracker.takeHeld(c.id);
+    // a push that woke blocked clients answers once they were served (docs/blocking.md)
+    const hold = hook.replyHold(c.id);
+    if (hold !== undefined) {
+      const fill = (): void => {
+        c.replies.fill(slot, value);
+        c.replied();
+      };
+      void hold.then(fill, fill);
+      return;
+    }
   }
   c.replies.fill(slot, value);
   c.replied();

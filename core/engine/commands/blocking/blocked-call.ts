@@ -24,9 +24,12 @@ import { kBlockingSql } from './sql';
 
 /** What a blocked call needs of its worker (ServerContext.blocking, waits.ts). */
 export interface BlockingHost {
-  waitKey(db: number, key: Buffer, waiter: () => void): Promise<void>;
-  unwaitKey(db: number, key: Buffer, waiter: () => void): void;
-  wake(db: number, key: Buffer): void;
+  waitKey(db: number, key: Buffer, waiter: () => PromiseLike<unknown> | void): Promise<void>;
+  unwaitKey(db: number, key: Buffer, waiter: () => PromiseLike<unknown> | void): void;
+  /** wakes key's waiters anywhere: settled once this process's tried again (undefined: none here) */
+  wake(db: number, key: Buffer): PromiseLike<unknown> | undefined;
+  /** what client id's reply waits for (its served pop woke others: a BLMOVE's push) */
+  replyHold(clientId: number): PromiseLike<unknown> | undefined;
   /** INFO blocked_clients: +1 when a call blocks, -1 when it ends */
   countBlocked(delta: number): void;
 }
@@ -109,6 +112,13 @@ export class BlockedCall {
   private timer: NodeJS.Timeout | undefined = undefined;
   private deadline = 0;
   /**
+   * The wake-ups' promises (wake returns one): `woken` settle when the next try answered,
+   * `trying` when the try in flight did (a push's reply waits for them: docs/blocking.md). A try
+   * that served settles them once the clients its own write woke were served too.
+   */
+  private woken: (() => void)[] = [];
+  private trying: (() => void)[] = [];
+  /**
    * Settled once; a served reply carries its note (a pop's emptiedNote, XREADGROUP's consumers
    * made) for the write hook. `held`: the caller made it and already holds the client's later
    * commands with it (stream reads, whose first attempt ran before), and that attempt found
@@ -155,9 +165,13 @@ export class BlockedCall {
     }, Math.min(ms, kMaxTimer));
   }
 
-  private readonly wake = (): void => {
+  private readonly wake = (): Promise<void> | undefined => {
+    if (this.phase === Phase.Done || this.phase === Phase.First) return undefined;
+    // Registering: its first try comes once registered
+    const tried = new Promise<void>((r) => this.woken.push(r));
     if (this.phase === Phase.Waiting) this.attempt();
     else if (this.phase === Phase.Trying) this.again = true;
+    return tried;
   };
 
   private attempt(): void {
@@ -165,13 +179,33 @@ export class BlockedCall {
     if (!first) {
       this.phase = Phase.Trying;
       this.again = false;
+      if (this.woken.length > 0) {
+        const t = this.trying;
+        this.trying = this.woken;
+        this.woken = t;
+      }
     }
     this.plan.attempt(this.s, this.seq, (o) => this.answered(o));
+  }
+
+  /** Settles the wake-ups' promises of the try that answered (all of them when the call ends). */
+  private release(all: boolean): void {
+    const t = this.trying;
+    if (t.length > 0) {
+      this.trying = [];
+      for (const r of t) r();
+    }
+    if (all && this.woken.length > 0) {
+      const w = this.woken;
+      this.woken = [];
+      for (const r of w) r();
+    }
   }
 
   private answered(o: Outcome): void {
     if (this.phase === Phase.Done) return;
     if ('served' in o) return this.finish(o.served, o.key, o.rest);
+    this.release(false);
     if ('seq' in o && this.seq === null && o.seq !== null) this.seq = o.seq;
     // gone (the guard kept the pop from being sent), failed, or asked to end meanwhile
     if (this.s.isClosed) return this.end(kDisconnected);
@@ -201,6 +235,7 @@ export class BlockedCall {
   private end(r: Reply): void {
     const seq = this.seq;
     this.stop();
+    this.release(true);
     if (seq !== null) {
       const { stmt, values } = kBlockingSql.withdraw(seq);
       const host = this.host;
@@ -214,9 +249,16 @@ export class BlockedCall {
 
   private finish(reply: Reply | Noted, key: Buffer | undefined, rest: number): void {
     this.stop();
+    // the reply is final now: dispatch reports it, and a BLMOVE's push wakes its destination's waiters
     this.settle(reply);
+    const held = this.host.replyHold(this.s.id);
     // more elements than this waiter took: the next waiter's turn
-    if (key !== undefined && rest > 0) this.host.wake(this.plan.db, key);
+    const next = key !== undefined && rest > 0 ? this.host.wake(this.plan.db, key) : undefined;
+    if (this.trying.length === 0 && this.woken.length === 0) return;
+    // the push that woke this call answers once what this serve woke was served too (Linked LMOVEs)
+    if (held === undefined && next === undefined) return this.release(true);
+    const done = (): void => this.release(true);
+    void Promise.all([held, next]).then(done, done);
   }
 
   private stop(): void {
