@@ -148,6 +148,33 @@ describe('blocking across instances and workers', () => {
     assert.deepEqual(await pusher.call('LRANGE', 'dst', '0', '-1'), ['moved']);
   });
 
+  it('a push answers after the clients it serves on its instance, on both workers: linked BLMOVEs, circular BRPOPLPUSH', async () => {
+    // Redis 7.0's unit/type/list "Linked LMOVEs" and "Circular BRPOPLPUSH": RPUSH, then LRANGE at
+    // once sees the pops done. 10 rounds each (before the reply waited: 13 and 10 of 20 saw the element still in list1)
+    for (let round = 0; round < 10; round++) {
+      // three connections in a row: the waiters on different workers, the pusher on the first's
+      const [w1, w2, pusher] = [await client(a), await client(a), await client(a)];
+      await pusher.call('DEL', 'list1', 'list2', 'list3');
+      w1.send(encode('BLMOVE', 'list1', 'list2', 'RIGHT', 'LEFT', '0'));
+      await blocked(a, 1);
+      w2.send(encode('BLMOVE', 'list2', 'list3', 'LEFT', 'RIGHT', '0'));
+      await blocked(a, 2);
+      await pusher.call('RPUSH', 'list1', 'foo');
+      assert.deepEqual([await pusher.call('LRANGE', 'list1', '0', '-1'), await pusher.call('LRANGE', 'list2', '0', '-1'),
+        await pusher.call('LRANGE', 'list3', '0', '-1')], [[], [], ['foo']], `linked, round ${round}`);
+      assert.deepEqual([await w1.read(1), await w2.read(1)], [['foo'], ['foo']]);
+      w1.send(encode('BRPOPLPUSH', 'list1', 'list2', '0'));
+      await blocked(a, 1);
+      w2.send(encode('BRPOPLPUSH', 'list2', 'list1', '0'));
+      await blocked(a, 2);
+      await pusher.call('DEL', 'list3');
+      await pusher.call('RPUSH', 'list1', 'foo');
+      assert.deepEqual([await pusher.call('LRANGE', 'list1', '0', '-1'), await pusher.call('LRANGE', 'list2', '0', '-1')],
+        [['foo'], []], `circular, round ${round}`);
+      for (const c of [w1, w2, pusher]) c.close();
+    }
+  });
+
   it('XREAD and XREADGROUP blocked on one instance are served by an XADD on the other; XGROUP DESTROY there ends one', async () => {
     const [reader, member, writer] = [await client(a), await client(a), await client(b)];
     await writer.call('XGROUP', 'CREATE', 'xs', 'g', '$', 'MKSTREAM');

@@ -21,6 +21,7 @@ import { Err } from '../../resp-errors';
 import type { Rows, Statement } from '../../key-store';
 import type { Session } from '../../session';
 import { kBlockingSql } from './sql';
+import { PresenceReply } from '../../key-presence';
 
 /** What a blocked call needs of its worker (ServerContext.blocking, waits.ts). */
 export interface BlockingHost {
@@ -48,18 +49,22 @@ export interface BlockingPlan {
   timeoutReply: Reply;
   /** the non-blocking form's reply when every key is empty (MULTI): BLMOVE's nil, else timeoutReply */
   emptyReply?: Reply;
+  /** BLMOVE, BRPOPLPUSH: the destination (its `new` when a pop served later created it) */
+  dest?: Buffer;
 }
 
 /**
  * One attempt's result: not served (seq: the waiter number a pop registered, null for reads that
  * register nowhere), served (key and rest: what a pop left, to wake the next waiter), or an error.
  */
-export type Outcome = { seq: string | null } | { served: Reply | Noted; key?: Buffer; rest: number } | { error: RespError };
+export type Outcome = { seq: string | null } | { served: Reply | Noted; key?: Buffer; rest: number; created?: Buffer } | { error: RespError };
 
 /** What a BlockedCall waits for: a pop's plan (popTarget) or a stream read (stream/block.ts). */
 export interface BlockingTarget {
   db: number;
   keys: Buffer[];
+  /** a key besides `keys` that a serve may create (BLMOVE's destination) */
+  dest?: Buffer;
   timeoutReply: Reply;
   /** one attempt as waiter `seq` (null before a pop registered); done is called once */
   attempt(s: Session, seq: string | null, done: (o: Outcome) => void): void;
@@ -81,13 +86,15 @@ function decode(rows: Rows, plan: BlockingPlan): Outcome {
   for (const r of rows) if (r[0] === 2) return { error: Err.wrongType };
   const last = rows[rows.length - 1];
   const rest = Number(last[last.length - 1]);
-  return { served: new Noted(plan.reply(rows), emptiedNote(rest)), key: last[1] as Buffer, rest };
+  // status 6: the pop created its destination
+  const created = last[0] === 6 ? plan.dest : undefined;
+  return { served: new Noted(plan.reply(rows), emptiedNote(rest)), key: last[1] as Buffer, rest, created };
 }
 
 /** A blocking pop as a BlockedCall's target: its statement, sent only while the client is connected. */
 export function popTarget(plan: BlockingPlan): BlockingTarget {
   return {
-    db: plan.db, keys: plan.keys, timeoutReply: plan.timeoutReply,
+    db: plan.db, keys: plan.keys, dest: plan.dest, timeoutReply: plan.timeoutReply,
     attempt(s, seq, done) {
       let outcome: Outcome | undefined;
       const op = new StmtOp(plan.stmt, plan.values(seq, true), (rows) => {
@@ -129,7 +136,7 @@ export class BlockedCall {
   constructor(private readonly s: Session, private readonly host: BlockingHost, private readonly plan: BlockingTarget,
     timeoutMs: number, held?: PendingReply, heldSeq: string | null = null) {
     s.blocked = this;
-    this.reply = held ?? new PendingReply();
+    this.reply = held ?? new PresenceReply();
     // Redis runs nothing else of a blocked client: its later commands wait for the reply
     if (held === undefined) s.holdWhile?.(this.reply);
     if (timeoutMs > 0) {
@@ -204,7 +211,13 @@ export class BlockedCall {
 
   private answered(o: Outcome): void {
     if (this.phase === Phase.Done) return;
-    if ('served' in o) return this.finish(o.served, o.key, o.rest);
+    if ('served' in o) {
+      // served after it blocked: the keys as its pop found them, not as dispatch's probe did then
+      if (this.seq !== null && this.reply instanceof PresenceReply) {
+        this.reply.served(this.plan.dest === undefined ? this.plan.keys : [...this.plan.keys, this.plan.dest], o.created);
+      }
+      return this.finish(o.served, o.key, o.rest);
+    }
     this.release(false);
     if ('seq' in o && this.seq === null && o.seq !== null) this.seq = o.seq;
     // gone (the guard kept the pop from being sent), failed, or asked to end meanwhile
