@@ -193,15 +193,16 @@ export class MessageBus {
   wakeServed(db: number, key: Buffer): Promise<unknown> | undefined {
     if (this.waiters.size === 0 && this.otherKeys.size === 0 && this.remoteKeys.size === 0) return undefined;
     const k = blockedKey(db, key);
-    const tries = this.wakeOwn(k, []);
+    const tries: PromiseLike<unknown>[] = [];
+    this.wakeOwn(k, tries);
     if (this.otherKeys.has(k)) {
       const at = this.localOut.length / 4;
       this.queue(this.localOut, 'w', db, key, kEmpty);
       const bits = this.holders.get(k) ?? 0;
-      if (bits !== 0 && this.workerIndex < 31) tries!.push(this.ask(at, bits, 0));
+      if (bits !== 0 && this.workerIndex < 31) tries.push(this.ask(at, bits, 0));
     }
     if (this.remoteKeys.has(k)) this.queue(this.remoteOut, 'w', db, key, kEmpty);
-    return tries!.length === 0 ? undefined : Promise.all(tries!);
+    return tries.length === 0 ? undefined : Promise.all(tries);
   }
 
   /** SWAPDB, FLUSHDB: every key of db that a client waits on anywhere is woken (db -1, FLUSHALL: of every db). */
@@ -289,7 +290,9 @@ export class MessageBus {
         // wakeServed on `from` waits: answer once the clients woken here tried again
         const id = asks[next + 1]!;
         if ((asks[next + 2]! & me) !== 0) {
-          void Promise.all(this.wakeOwn(k, [])!).then(() => {
+          const tries: PromiseLike<unknown>[] = [];
+          this.wakeOwn(k, tries);
+          void Promise.all(tries).then(() => {
             this.channel.postMessage({ from: this.workerIndex, to: from, counts: [id, 0] } satisfies CountFrame);
           });
         } else this.wakeOwn(k);
@@ -327,17 +330,16 @@ export class MessageBus {
     return n;
   }
 
-  /** Wakes this worker's waiters of key; with `tries`, pushes each one's promise there and returns it. */
-  private wakeOwn(key: string, tries?: PromiseLike<unknown>[]): PromiseLike<unknown>[] | undefined {
+  /** Wakes this worker's waiters of key; with `tries`, pushes there each one's promise of its try. */
+  private wakeOwn(key: string, tries?: PromiseLike<unknown>[]): void {
     const set = this.waiters.get(key);
-    if (!set) return tries;
+    if (!set) return;
     // in the order they blocked (a Set iterates in insertion order); a copy: a waiter unwaits
     for (const w of [...set]) {
       this.stats.wakes++;
       const p = w();
       if (tries !== undefined && p instanceof Promise) tries.push(p);
     }
-    return tries;
   }
 
   // ---------------------------------------------------------------- interest

@@ -29,8 +29,8 @@ export interface BlockingHost {
   unwaitKey(db: number, key: Buffer, waiter: () => PromiseLike<unknown> | void): void;
   /** wakes key's waiters anywhere: settled once this process's tried again (undefined: none here) */
   wake(db: number, key: Buffer): PromiseLike<unknown> | undefined;
-  /** what client id's reply waits for (its served pop woke others: a BLMOVE's push) */
-  replyHold(clientId: number): PromiseLike<unknown> | undefined;
+  /** runs fn; returns the wake-ups' promises of the writes it reported (a served BLMOVE's push) */
+  woken(fn: () => void): PromiseLike<unknown>[];
   /** INFO blocked_clients: +1 when a call blocks, -1 when it ends */
   countBlocked(delta: number): void;
 }
@@ -262,16 +262,17 @@ export class BlockedCall {
 
   private finish(reply: Reply | Noted, key: Buffer | undefined, rest: number): void {
     this.stop();
-    // the reply is final now: dispatch reports it, and a BLMOVE's push wakes its destination's waiters
-    this.settle(reply);
-    const held = this.host.replyHold(this.s.id);
+    // the reply is final now: dispatch reports it, and a BLMOVE's push wakes its destination's
+    // waiters (only those: this client's earlier holds may wait for this very call)
+    const waits = this.host.woken(() => this.settle(reply));
     // more elements than this waiter took: the next waiter's turn
     const next = key !== undefined && rest > 0 ? this.host.wake(this.plan.db, key) : undefined;
+    if (next !== undefined) waits.push(next);
     if (this.trying.length === 0 && this.woken.length === 0) return;
     // the push that woke this call answers once what this serve woke was served too (Linked LMOVEs)
-    if (held === undefined && next === undefined) return this.release(true);
+    if (waits.length === 0) return this.release(true);
     const done = (): void => this.release(true);
-    void Promise.all([held, next]).then(done, done);
+    void Promise.all(waits).then(done, done);
   }
 
   private stop(): void {

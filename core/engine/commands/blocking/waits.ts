@@ -50,9 +50,27 @@ export class BlockingWaits implements BlockingHost {
       // the writer's reply leaves once the clients this wakes in this process were served (as
       // Redis serves them before it answers anyone); the sweeper (writer 0) holds nothing
       const served = this.bus.wakeServed(db, key);
-      if (served !== undefined) this.hook.holdReply(this.hook.writer, served);
+      if (served !== undefined) {
+        this.hook.holdReply(this.hook.writer, served);
+        this.caught?.push(served);
+      }
     }
   };
+
+  /** the wake-ups' promises while woken() runs its function */
+  private caught: PromiseLike<unknown>[] | undefined = undefined;
+
+  woken(fn: () => void): PromiseLike<unknown>[] {
+    const outer = this.caught;
+    const mine: PromiseLike<unknown>[] = [];
+    this.caught = mine;
+    try {
+      fn();
+    } finally {
+      this.caught = outer;
+    }
+    return mine;
+  }
 
   waitKey(db: number, key: Buffer, waiter: KeyWaiter): Promise<void> {
     return this.bus.waitKey(db, key, waiter);
@@ -66,9 +84,6 @@ export class BlockingWaits implements BlockingHost {
     return this.bus.wakeServed(db, key);
   }
 
-  replyHold(clientId: number): Promise<unknown> | undefined {
-    return this.hook.replyHold(clientId);
-  }
 
   countBlocked(delta: number): void {
     this.blocked += delta;
