@@ -22,7 +22,7 @@ import type { WorkerStats } from '../core/messages';
 import type { ReplyQueue, ReplySlot } from './reply-queue';
 import { kPubsubContext, pubsubOnly } from '../core/engine/commands/pubsub/subscriptions';
 import { aclRefusal } from '../core/acl/enforce';
-import { probePresence, statuses, type Presence } from '../core/engine/key-presence';
+import { PresenceReply, probePresence, statuses, type Presence } from '../core/engine/key-presence';
 import type { Outcome } from '../core/engine/pending-reply';
 import { clientCaching as kClientCaching } from '../core/engine/commands/connection/client/tracking';
 
@@ -158,9 +158,19 @@ function completed(c: DispatchClient, slot: ReplySlot, value: Reply, spec: Comma
   const hook = state.writeHook;
   if (hook.afterActive && (spec.flagBits & kFlagWrite) !== 0) hook.after(db, spec, argv);
   if (hook.active) {
-    report(hook, db, spec, argv, value, pending?.note, probe, c.id);
+    report(hook, db, spec, argv, value, pending?.note, probe, c.id, pending);
     // its own invalidations (EXEC's and a script's too) go right behind its reply, as in Redis 7.0
     slot.after = c.server.tracker.takeHeld(c.id);
+    // a push that woke blocked clients answers once they were served (docs/blocking.md)
+    const hold = hook.replyHold(c.id);
+    if (hold !== undefined) {
+      const fill = (): void => {
+        c.replies.fill(slot, value);
+        c.replied();
+      };
+      void hold.then(fill, fill);
+      return;
+    }
   }
   c.replies.fill(slot, value);
   c.replied();
@@ -168,8 +178,10 @@ function completed(c: DispatchClient, slot: ReplySlot, value: Reply, spec: Comma
 
 /** To the hook, with the keys' presence once the probe (queued first, so normally settled) answered. */
 function report(hook: WriteHook, db: number, spec: CommandSpec, argv: Buffer[], value: Reply, note: Outcome | undefined,
-  probe: Presence | undefined, by: number): void {
+  probe: Presence | undefined, by: number, pending?: PendingReply): void {
   if (probe === undefined) return hook.command(db, spec, argv, value, note, undefined, by);
+  // a blocking pop served after it blocked knows its keys' presence then
+  if (pending instanceof PresenceReply && pending.status !== undefined) return hook.command(db, spec, argv, value, note, pending.status, by);
   if (probe.op.done) return hook.command(db, spec, argv, value, note, statuses(probe), by);
   // answered without the lane (an argument error, a script's connection): the probe still ran
   probe.op.listener = () => { if (hook.active) hook.command(db, spec, argv, value, note, statuses(probe), by); };

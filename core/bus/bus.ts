@@ -8,6 +8,7 @@
  *   subscribe('c'|'p'|'s', name, sub) / unsubscribe(…)   SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE
  *   waitKey(db, key, waiter) / unwaitKey(…)               a client blocked on key
  *   wake(db, key)                                          after a commit made key non-empty
+ *   wakeServed(db, key)                                    wake(), and a promise: this process's woken clients tried again
  *
  * subscribe() and waitKey() resolve once every worker of this process and every other instance
  * has the new interest: a PUBLISH or a push decided after that reaches it. Each worker keeps a
@@ -30,6 +31,12 @@ export interface Subscriber {
   deliver(kind: 'm' | 's', channel: Buffer, message: Buffer, pattern?: Buffer): boolean;
 }
 
+/**
+ * A client blocked on a key (waitKey): called on each wake-up; a promise when it tries again,
+ * settled once that try answered (wakeServed waits for it; a push's reply does, docs/blocking.md).
+ */
+export type KeyWaiter = () => unknown;
+
 export interface PortLike {
   postMessage(msg: BusToHub): void;
 }
@@ -51,7 +58,7 @@ export class MessageBus {
   readonly stats: BusStats = { published: 0, delivered: 0, sentLocal: 0, sentRemote: 0, received: 0, wakes: 0 };
   private readonly own = new Map<string, Set<Subscriber>>();
   private readonly ownPatterns = new Map<string, { pattern: Buffer; subs: Set<Subscriber> }>();
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new Map<string, Set<KeyWaiter>>();
   private readonly others = new Map<string, number>();
   /** the other workers holding each channel key, as bits (ViewEntry.holders) */
   private readonly holders = new Map<string, number>();
@@ -143,10 +150,15 @@ export class MessageBus {
     const at = this.localOut.length / 4;
     const own = this.send(channel, message, shard);
     if (this.localOut.length / 4 === at) return own + this.sentOthers; // not queued: nobody else by the view
+    return this.ask(at, bits, own);
+  }
+
+  /** Asks the workers of `bits` about item `at` of the frame being built: resolves with n plus their answers. */
+  private ask(at: number, bits: number, n: number): Promise<number> {
     const id = this.nextAsk++;
     this.askOut.push(at, id, bits);
     this.askTimer ??= setInterval(this.expireAsks, 500).unref();
-    return new Promise<number>((resolve) => this.asks.set(id, { n: own, left: bits, resolve, since: Date.now() }));
+    return new Promise<number>((resolve) => this.asks.set(id, { n, left: bits, resolve, since: Date.now() }));
   }
 
   private readonly expireAsks = (): void => {
@@ -170,6 +182,27 @@ export class MessageBus {
     this.wakeOwn(k);
     if (this.otherKeys.has(k)) this.queue(this.localOut, 'w', db, key, kEmpty);
     if (this.remoteKeys.has(k)) this.queue(this.remoteOut, 'w', db, key, kEmpty);
+  }
+
+  /**
+   * wake(), and a promise settled once the clients it woke in this process tried again: this
+   * worker's (each waiter's promise) and the other workers' holding key by the view (each answers
+   * when its own waiters did; 1 s at most for one that does not). Other instances are woken, not
+   * waited for. undefined when nobody in this process waits on key.
+   */
+  wakeServed(db: number, key: Buffer): Promise<unknown> | undefined {
+    if (this.waiters.size === 0 && this.otherKeys.size === 0 && this.remoteKeys.size === 0) return undefined;
+    const k = blockedKey(db, key);
+    const tries: PromiseLike<unknown>[] = [];
+    this.wakeOwn(k, tries);
+    if (this.otherKeys.has(k)) {
+      const at = this.localOut.length / 4;
+      this.queue(this.localOut, 'w', db, key, kEmpty);
+      const bits = this.holders.get(k) ?? 0;
+      if (bits !== 0 && this.workerIndex < 31) tries.push(this.ask(at, bits, 0));
+    }
+    if (this.remoteKeys.has(k)) this.queue(this.remoteOut, 'w', db, key, kEmpty);
+    return tries.length === 0 ? undefined : Promise.all(tries);
   }
 
   /** SWAPDB, FLUSHDB: every key of db that a client waits on anywhere is woken (db -1, FLUSHALL: of every db). */
@@ -222,7 +255,7 @@ export class MessageBus {
 
   private onFrame(frame: LocalFrame | CountFrame): void {
     if ('counts' in frame) return this.onCounts(frame);
-    const counts = this.receive(frame.items, frame.asks);
+    const counts = this.receive(frame.items, frame.asks, frame.from);
     if (counts !== undefined) this.channel.postMessage({ from: this.workerIndex, to: frame.from, counts } satisfies CountFrame);
   }
 
@@ -240,7 +273,7 @@ export class MessageBus {
   }
 
   /** Delivers items here; with asks, returns [ask id, receivers…] for the asks naming this worker. */
-  private receive(items: WireItems, asks?: number[]): number[] | undefined {
+  private receive(items: WireItems, asks?: number[], from = -1): number[] | undefined {
     let counts: number[] | undefined;
     let next = 0;
     const me = 1 << this.workerIndex;
@@ -249,7 +282,21 @@ export class MessageBus {
       const kind = items[i] as ItemKind;
       const a = asBuffer(items[i + 2] as Uint8Array);
       if (kind === 'w') {
-        this.wakeOwn(blockedKey(items[i + 1] as number, a));
+        const k = blockedKey(items[i + 1] as number, a);
+        if (asks === undefined || asks[next] !== at) {
+          this.wakeOwn(k);
+          continue;
+        }
+        // wakeServed on `from` waits: answer once the clients woken here tried again
+        const id = asks[next + 1]!;
+        if ((asks[next + 2]! & me) !== 0) {
+          const tries: PromiseLike<unknown>[] = [];
+          this.wakeOwn(k, tries);
+          void Promise.all(tries).then(() => {
+            this.channel.postMessage({ from: this.workerIndex, to: from, counts: [id, 0] } satisfies CountFrame);
+          });
+        } else this.wakeOwn(k);
+        next += 3;
         continue;
       }
       const n = this.deliverOwn(kind, interestKey(kind === 's' ? 's' : 'c', a), a, asBuffer(items[i + 3] as Uint8Array));
@@ -283,13 +330,15 @@ export class MessageBus {
     return n;
   }
 
-  private wakeOwn(key: string): void {
+  /** Wakes this worker's waiters of key; with `tries`, pushes there each one's promise of its try. */
+  private wakeOwn(key: string, tries?: PromiseLike<unknown>[]): void {
     const set = this.waiters.get(key);
     if (!set) return;
     // in the order they blocked (a Set iterates in insertion order); a copy: a waiter unwaits
     for (const w of [...set]) {
       this.stats.wakes++;
-      w();
+      const p = w();
+      if (tries !== undefined && p instanceof Promise) tries.push(p);
     }
   }
 
@@ -345,7 +394,7 @@ export class MessageBus {
   }
 
   /** A client blocks on key: resolves once a push anywhere wakes it (then re-check the key). */
-  waitKey(db: number, key: Buffer, waiter: () => void): Promise<void> {
+  waitKey(db: number, key: Buffer, waiter: KeyWaiter): Promise<void> {
     const k = blockedKey(db, key);
     let set = this.waiters.get(k);
     if (!set) this.waiters.set(k, set = new Set());
@@ -355,7 +404,7 @@ export class MessageBus {
     return this.report(k, set.size);
   }
 
-  unwaitKey(db: number, key: Buffer, waiter: () => void): void {
+  unwaitKey(db: number, key: Buffer, waiter: KeyWaiter): void {
     const k = blockedKey(db, key);
     const set = this.waiters.get(k);
     if (!set?.delete(waiter)) return;

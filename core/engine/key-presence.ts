@@ -22,7 +22,7 @@ import { keysOf } from './commands/spec';
 import { kFlagReadonly } from './commands/flags';
 import { lower } from './commands/args';
 import { RespError, type Reply } from './reply';
-import type { PendingReply } from './pending-reply';
+import { PendingReply } from './pending-reply';
 import type { Rows, Statement } from './key-store';
 import { encodeBufferArray, int2Array, int8 } from './pg-driver/binary-array';
 import { live } from './commands/kv-row';
@@ -71,6 +71,23 @@ export function probePresence(s: Session, db: number, spec: CommandSpec, argv: B
     return status;
   });
   return { keys, op };
+}
+
+/**
+ * A reply that knows its keys' presence itself, which wins over dispatch's probe: a blocking pop
+ * served after it blocked (the probe saw its keys when it blocked; its pop's statement says
+ * whether it created its destination, blocking/blocked-call.ts).
+ */
+export class PresenceReply extends PendingReply {
+  status: Map<string, number> | undefined = undefined;
+
+  /** keys live when the pop ran, except `created`, which it made */
+  served(keys: readonly Buffer[], created: Buffer | undefined): void {
+    const m = new Map<string, number>();
+    for (const k of keys) m.set(k.toString('latin1'), kLive);
+    if (created !== undefined) m.set(created.toString('latin1'), kAbsent);
+    this.status = m;
+  }
 }
 
 /** The probe's statuses by key, or undefined when it failed (Postgres gone): then no presence event. */

@@ -10,6 +10,7 @@
  *   primary's sweeper ─MessagePort─▶ hook.expired(dbs, keys)
  *   before a write is sent ───────────────────────▶ hook.before(db, spec, argv)
  *   its outcome known (any), before its reply ───▶ hook.after(db, spec, argv)
+ *   a listener may hold the writer's reply ───────▶ holdReply(by, promise) → dispatch waits (replyHold)
  *
  * One per worker thread. Nobody listening costs a write one branch on `active`: no report, no
  * key list, no allocation is made.
@@ -135,6 +136,26 @@ export class WriteHook {
     if (typeof decl !== 'string') decl(collect, db, argv, reply, note);
     else for (const k of keysOf(spec, argv) ?? []) collect(db, decl, k, false);
     withNewEvents(events, db, status, this.emit);
+  }
+
+  /** client id → what its reply waits for: a push's waits for the blocked clients it woke (blocking/waits.ts) */
+  private readonly holds = new Map<number, Promise<unknown>>();
+
+  /**
+   * A committed listener asks that the reply of client `by` (the writer being reported) leave
+   * only once `until` settled. Several holds of one client add up; each goes when settled.
+   */
+  holdReply(by: number, until: Promise<unknown>): void {
+    if (by === 0) return;
+    const prev = this.holds.get(by);
+    const all = prev === undefined ? until : Promise.all([prev, until]);
+    this.holds.set(by, all);
+    void all.then(() => { if (this.holds.get(by) === all) this.holds.delete(by); });
+  }
+
+  /** What client `by`'s reply must wait for, if anything (dispatch, once the reply is final and reported). */
+  replyHold(by: number): Promise<unknown> | undefined {
+    return this.holds.size === 0 ? undefined : this.holds.get(by);
   }
 
   /** A write command is about to be sent. */

@@ -64,6 +64,19 @@ const kScriptCases: EventCase[] = [
   { setup: [], cmd: ['EVAL_RO', "return redis.call('get', KEYS[1])", '1', 'z'] },
 ];
 
+/** `channel message` of each notification sub got before a PUBLISH on `fence` by cmd; then notifications off */
+async function fenced(sub: RawClient, cmd: RawClient): Promise<string[]> {
+  await cmd.call('PUBLISH', 'fence', 'x');
+  const got: string[] = [];
+  for (;;) {
+    const [m] = await sub.read(1) as Value[][];
+    if (m[2] === 'fence') break;
+    got.push(`${m[2]} ${m[3]}`);
+  }
+  await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', '');
+  return got;
+}
+
 describe('new, keymiss and lazy expired vs redis-server', () => {
   it('scripts: new and keymiss per redis.call, in order, inside EVAL', async () => {
     assert.ok(await compareNotifications(oracle, kScriptCases, 'KEAnm') > 30);
@@ -86,6 +99,45 @@ describe('new, keymiss and lazy expired vs redis-server', () => {
 
   it('reads: keymiss per missing key read, none where Redis does not notify (OBJECT, MEMORY USAGE, pops)', async () => {
     assert.ok(await compareNotifications(oracle, kReadCases, 'KEAm') > 60);
+  });
+
+  it('blocking commands served by a wake-up: the lookups as the pop finds its keys then (BLMOVE creating its destination is new)', async () => {
+    const run = async (port: number, blocked: string[], push: string[], setup: string[][]): Promise<string[]> => {
+      const sub = await RawClient.connect(port);
+      const a = await RawClient.connect(port);
+      const b = await RawClient.connect(port);
+      try {
+        await b.call('CONFIG', 'SET', 'notify-keyspace-events', '');
+        await b.call('FLUSHALL');
+        for (const l of setup) await b.call(...l);
+        await b.call('CONFIG', 'SET', 'notify-keyspace-events', 'KEAnm');
+        sub.send(encode('PSUBSCRIBE', '*'));
+        await sub.read(1);
+        a.send(encode(...blocked));
+        // blocked once CLIENT LIST shows it (flags=b)
+        while (!String(await b.call('CLIENT', 'LIST')).includes('flags=b')) await new Promise((r) => setTimeout(r, 5));
+        await b.call(...push);
+        await a.read(1);
+        return await fenced(sub, b);
+      } finally {
+        sub.close();
+        a.close();
+        b.close();
+      }
+    };
+    const cases: [string[], string[], string[][]][] = [
+      [['BLPOP', 'l', '0'], ['RPUSH', 'l', 'a'], []],
+      [['BLPOP', 'x', 'l', '0'], ['RPUSH', 'l', 'a', 'b'], []],
+      [['BLMOVE', 'l', 'd', 'LEFT', 'RIGHT', '0'], ['RPUSH', 'l', 'a'], []],
+      [['BLMOVE', 'l', 'd', 'LEFT', 'RIGHT', '0'], ['RPUSH', 'l', 'a', 'b'], [['RPUSH', 'd', 'z']]],
+      [['BRPOPLPUSH', 'l', 'l2', '0'], ['LPUSH', 'l', 'a'], []],
+      [['BZPOPMIN', 'z', '0'], ['ZADD', 'z', '1', 'a'], []],
+      [['BLMPOP', '0', '2', 'a', 'l', 'LEFT'], ['RPUSH', 'l', 'a'], []],
+    ];
+    for (const [blocked, push, setup] of cases) {
+      const theirs = await run(oracle.redis.port, blocked, push, setup);
+      assert.deepEqual(await run(oracle.postresp.port, blocked, push, setup), theirs, blocked.join(' '));
+    }
   });
 
   it('lazy expiry: a command that finds its key past its TTL fires expired, then keymiss or new', async () => {
@@ -121,15 +173,7 @@ describe('new, keymiss and lazy expired vs redis-server', () => {
           replies = await send(line);
         }
         // after the replies: a PUBLISH in the pipeline would pass our commands still in Postgres
-        await cmd.call('PUBLISH', 'fence', 'x');
-        const got: string[] = [];
-        for (;;) {
-          const [m] = await sub.read(1) as Value[][];
-          if (m[2] === 'fence') break;
-          got.push(`${m[2]} ${m[3]}`);
-        }
-        await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', '');
-        return [replies.slice(5), got];
+        return [replies.slice(5), await fenced(sub, cmd)];
       } finally {
         sub.close();
         cmd.close();

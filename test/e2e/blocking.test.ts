@@ -148,6 +148,54 @@ describe('blocking across instances and workers', () => {
     assert.deepEqual(await pusher.call('LRANGE', 'dst', '0', '-1'), ['moved']);
   });
 
+  it('a push answers after the clients it serves on its instance, on both workers: linked BLMOVEs, circular BRPOPLPUSH', async () => {
+    // Redis 7.0's unit/type/list "Linked LMOVEs" and "Circular BRPOPLPUSH": RPUSH, then LRANGE at
+    // once sees the pops done. 10 rounds each (before the reply waited: 13 and 10 of 20 saw the element still in list1)
+    for (let round = 0; round < 10; round++) {
+      // three connections in a row: the waiters on different workers, the pusher on the first's
+      const [w1, w2, pusher] = [await client(a), await client(a), await client(a)];
+      await pusher.call('DEL', 'list1', 'list2', 'list3');
+      w1.send(encode('BLMOVE', 'list1', 'list2', 'RIGHT', 'LEFT', '0'));
+      await blocked(a, 1);
+      w2.send(encode('BLMOVE', 'list2', 'list3', 'LEFT', 'RIGHT', '0'));
+      await blocked(a, 2);
+      await pusher.call('RPUSH', 'list1', 'foo');
+      assert.deepEqual([await pusher.call('LRANGE', 'list1', '0', '-1'), await pusher.call('LRANGE', 'list2', '0', '-1'),
+        await pusher.call('LRANGE', 'list3', '0', '-1')], [[], [], ['foo']], `linked, round ${round}`);
+      assert.deepEqual([await w1.read(1), await w2.read(1)], [['foo'], ['foo']]);
+      w1.send(encode('BRPOPLPUSH', 'list1', 'list2', '0'));
+      await blocked(a, 1);
+      w2.send(encode('BRPOPLPUSH', 'list2', 'list1', '0'));
+      await blocked(a, 2);
+      await pusher.call('DEL', 'list3');
+      await pusher.call('RPUSH', 'list1', 'foo');
+      assert.deepEqual([await pusher.call('LRANGE', 'list1', '0', '-1'), await pusher.call('LRANGE', 'list2', '0', '-1')],
+        [['foo'], []], `circular, round ${round}`);
+      for (const c of [w1, w2, pusher]) c.close();
+    }
+  });
+
+  it('a push pipelined with a BLPOP that the push\'s waiter feeds answers both (no reply waits for itself)', async () => {
+    // w's BLMOVE, served by the RPUSH, pushes to k2 where x's BLPOP (pipelined behind the RPUSH)
+    // may already wait: the RPUSH's reply waits for w, w's for the clients its push woke; x's
+    // BLPOP served must not wait for x's own RPUSH reply
+    // on one worker the cycle (x's served BLPOP waiting for x's RPUSH reply, which waits for w,
+    // which waits for x) never ended; across workers the ask's 1 s limit broke it. Connections go
+    // to the worker with the fewest: w and x one apart or two apart, one of the two is on w's
+    for (let round = 0; round < 6; round++) {
+      const w = await client(a);
+      const between = round % 2 === 1 ? await client(a) : undefined;
+      const x = await client(a);
+      await x.call('DEL', 'pk1', 'pk2');
+      w.send(encode('BLMOVE', 'pk1', 'pk2', 'LEFT', 'RIGHT', '0'));
+      await blocked(a, 1);
+      x.send(Buffer.concat([encode('RPUSH', 'pk1', 'a'), encode('BLPOP', 'pk2', '0')]));
+      assert.deepEqual(await x.read(2), [1, ['pk2', 'a']], `round ${round}`);
+      assert.deepEqual(await w.read(1), ['a']);
+      for (const c of [w, x, between]) c?.close();
+    }
+  });
+
   it('XREAD and XREADGROUP blocked on one instance are served by an XADD on the other; XGROUP DESTROY there ends one', async () => {
     const [reader, member, writer] = [await client(a), await client(a), await client(b)];
     await writer.call('XGROUP', 'CREATE', 'xs', 'g', '$', 'MKSTREAM');

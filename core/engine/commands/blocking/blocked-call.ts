@@ -21,12 +21,16 @@ import { Err } from '../../resp-errors';
 import type { Rows, Statement } from '../../key-store';
 import type { Session } from '../../session';
 import { kBlockingSql } from './sql';
+import { PresenceReply } from '../../key-presence';
 
 /** What a blocked call needs of its worker (ServerContext.blocking, waits.ts). */
 export interface BlockingHost {
-  waitKey(db: number, key: Buffer, waiter: () => void): Promise<void>;
-  unwaitKey(db: number, key: Buffer, waiter: () => void): void;
-  wake(db: number, key: Buffer): void;
+  waitKey(db: number, key: Buffer, waiter: () => PromiseLike<unknown> | void): Promise<void>;
+  unwaitKey(db: number, key: Buffer, waiter: () => PromiseLike<unknown> | void): void;
+  /** wakes key's waiters anywhere: settled once this process's tried again (undefined: none here) */
+  wake(db: number, key: Buffer): PromiseLike<unknown> | undefined;
+  /** runs fn; returns the wake-ups' promises of the writes it reported (a served BLMOVE's push) */
+  woken(fn: () => void): PromiseLike<unknown>[];
   /** INFO blocked_clients: +1 when a call blocks, -1 when it ends */
   countBlocked(delta: number): void;
 }
@@ -45,18 +49,22 @@ export interface BlockingPlan {
   timeoutReply: Reply;
   /** the non-blocking form's reply when every key is empty (MULTI): BLMOVE's nil, else timeoutReply */
   emptyReply?: Reply;
+  /** BLMOVE, BRPOPLPUSH: the destination (its `new` when a pop served later created it) */
+  dest?: Buffer;
 }
 
 /**
  * One attempt's result: not served (seq: the waiter number a pop registered, null for reads that
  * register nowhere), served (key and rest: what a pop left, to wake the next waiter), or an error.
  */
-export type Outcome = { seq: string | null } | { served: Reply | Noted; key?: Buffer; rest: number } | { error: RespError };
+export type Outcome = { seq: string | null } | { served: Reply | Noted; key?: Buffer; rest: number; created?: Buffer } | { error: RespError };
 
 /** What a BlockedCall waits for: a pop's plan (popTarget) or a stream read (stream/block.ts). */
 export interface BlockingTarget {
   db: number;
   keys: Buffer[];
+  /** a key besides `keys` that a serve may create (BLMOVE's destination) */
+  dest?: Buffer;
   timeoutReply: Reply;
   /** one attempt as waiter `seq` (null before a pop registered); done is called once */
   attempt(s: Session, seq: string | null, done: (o: Outcome) => void): void;
@@ -78,13 +86,15 @@ function decode(rows: Rows, plan: BlockingPlan): Outcome {
   for (const r of rows) if (r[0] === 2) return { error: Err.wrongType };
   const last = rows[rows.length - 1];
   const rest = Number(last[last.length - 1]);
-  return { served: new Noted(plan.reply(rows), emptiedNote(rest)), key: last[1] as Buffer, rest };
+  // status 6: the pop created its destination
+  const created = last[0] === 6 ? plan.dest : undefined;
+  return { served: new Noted(plan.reply(rows), emptiedNote(rest)), key: last[1] as Buffer, rest, created };
 }
 
 /** A blocking pop as a BlockedCall's target: its statement, sent only while the client is connected. */
 export function popTarget(plan: BlockingPlan): BlockingTarget {
   return {
-    db: plan.db, keys: plan.keys, timeoutReply: plan.timeoutReply,
+    db: plan.db, keys: plan.keys, dest: plan.dest, timeoutReply: plan.timeoutReply,
     attempt(s, seq, done) {
       let outcome: Outcome | undefined;
       const op = new StmtOp(plan.stmt, plan.values(seq, true), (rows) => {
@@ -109,6 +119,13 @@ export class BlockedCall {
   private timer: NodeJS.Timeout | undefined = undefined;
   private deadline = 0;
   /**
+   * The wake-ups' promises (wake returns one): `woken` settle when the next try answered,
+   * `trying` when the try in flight did (a push's reply waits for them: docs/blocking.md). A try
+   * that served settles them once the clients its own write woke were served too.
+   */
+  private woken: (() => void)[] = [];
+  private trying: (() => void)[] = [];
+  /**
    * Settled once; a served reply carries its note (a pop's emptiedNote, XREADGROUP's consumers
    * made) for the write hook. `held`: the caller made it and already holds the client's later
    * commands with it (stream reads, whose first attempt ran before), and that attempt found
@@ -119,7 +136,7 @@ export class BlockedCall {
   constructor(private readonly s: Session, private readonly host: BlockingHost, private readonly plan: BlockingTarget,
     timeoutMs: number, held?: PendingReply, heldSeq: string | null = null) {
     s.blocked = this;
-    this.reply = held ?? new PendingReply();
+    this.reply = held ?? new PresenceReply();
     // Redis runs nothing else of a blocked client: its later commands wait for the reply
     if (held === undefined) s.holdWhile?.(this.reply);
     if (timeoutMs > 0) {
@@ -155,9 +172,13 @@ export class BlockedCall {
     }, Math.min(ms, kMaxTimer));
   }
 
-  private readonly wake = (): void => {
+  private readonly wake = (): Promise<void> | undefined => {
+    if (this.phase === Phase.Done || this.phase === Phase.First) return undefined;
+    // Registering: its first try comes once registered
+    const tried = new Promise<void>((r) => this.woken.push(r));
     if (this.phase === Phase.Waiting) this.attempt();
     else if (this.phase === Phase.Trying) this.again = true;
+    return tried;
   };
 
   private attempt(): void {
@@ -165,13 +186,39 @@ export class BlockedCall {
     if (!first) {
       this.phase = Phase.Trying;
       this.again = false;
+      if (this.woken.length > 0) {
+        const t = this.trying;
+        this.trying = this.woken;
+        this.woken = t;
+      }
     }
     this.plan.attempt(this.s, this.seq, (o) => this.answered(o));
   }
 
+  /** Settles the wake-ups' promises of the try that answered (all of them when the call ends). */
+  private release(all: boolean): void {
+    const t = this.trying;
+    if (t.length > 0) {
+      this.trying = [];
+      for (const r of t) r();
+    }
+    if (all && this.woken.length > 0) {
+      const w = this.woken;
+      this.woken = [];
+      for (const r of w) r();
+    }
+  }
+
   private answered(o: Outcome): void {
     if (this.phase === Phase.Done) return;
-    if ('served' in o) return this.finish(o.served, o.key, o.rest);
+    if ('served' in o) {
+      // served after it blocked: the keys as its pop found them, not as dispatch's probe did then
+      if (this.seq !== null && this.reply instanceof PresenceReply) {
+        this.reply.served(this.plan.dest === undefined ? this.plan.keys : [...this.plan.keys, this.plan.dest], o.created);
+      }
+      return this.finish(o.served, o.key, o.rest);
+    }
+    this.release(false);
     if ('seq' in o && this.seq === null && o.seq !== null) this.seq = o.seq;
     // gone (the guard kept the pop from being sent), failed, or asked to end meanwhile
     if (this.s.isClosed) return this.end(kDisconnected);
@@ -201,6 +248,7 @@ export class BlockedCall {
   private end(r: Reply): void {
     const seq = this.seq;
     this.stop();
+    this.release(true);
     if (seq !== null) {
       const { stmt, values } = kBlockingSql.withdraw(seq);
       const host = this.host;
@@ -214,9 +262,17 @@ export class BlockedCall {
 
   private finish(reply: Reply | Noted, key: Buffer | undefined, rest: number): void {
     this.stop();
-    this.settle(reply);
+    // the reply is final now: dispatch reports it, and a BLMOVE's push wakes its destination's
+    // waiters (only those: this client's earlier holds may wait for this very call)
+    const waits = this.host.woken(() => this.settle(reply));
     // more elements than this waiter took: the next waiter's turn
-    if (key !== undefined && rest > 0) this.host.wake(this.plan.db, key);
+    const next = key !== undefined && rest > 0 ? this.host.wake(this.plan.db, key) : undefined;
+    if (next !== undefined) waits.push(next);
+    if (this.trying.length === 0 && this.woken.length === 0) return;
+    // the push that woke this call answers once what this serve woke was served too (Linked LMOVEs)
+    if (waits.length === 0) return this.release(true);
+    const done = (): void => this.release(true);
+    void Promise.all(waits).then(done, done);
   }
 
   private stop(): void {

@@ -7,6 +7,7 @@
  *
  *   first call, p_seq NULL ─▶ for each key in order: lock it; another type → WRONGTYPE;
  *                            non-empty and nobody ahead → pop, rows (1, key, …), then (5, key, left)
+ *                            (6 instead of 5: the pop created a key, BLMOVE's destination)
  *                            └─ nothing served: register (one number for all keys) → (0, n = seq)
  *   retry, p_seq = its number ─▶ the same, but another type is skipped (Redis 7.0 keeps the
  *                            client blocked) and served → its rows go in the same transaction
@@ -31,6 +32,12 @@ export interface BlockingPop {
   columns: [string, string][];
   /** statements run first for key mk (LMOVE locks source and destination in key order) */
   prelock?: string;
+  /**
+   * true after the pop when it created a key (BLMOVE's destination: 1 element, not the source):
+   * the last row's status is 6 instead of 5, for `new` (the pop reports its own presence: a probe
+   * sent before it could see another moment)
+   */
+  created?: string;
 }
 
 export function blockingPopFunction(s: string, p: BlockingPop): string {
@@ -48,7 +55,7 @@ export function blockingPopFunction(s: string, p: BlockingPop): string {
            RETURN QUERY SELECT x.status, mk, ${p.columns.map(([c]) => `x.${c}`).join(', ')}, NULL::int8 FROM ${p.pop} x;
            IF v_seq IS NOT NULL THEN DELETE FROM ${s}.blocked_waiters w WHERE w.seq = v_seq; END IF;
            SELECT k.card INTO rest FROM ${s}.kv k WHERE k.db = p_db AND k.key = mk;
-           status := 5; key := mk; ${nulls}n := coalesce(rest, 0); RETURN NEXT;
+           status := ${p.created === undefined ? '5' : `CASE WHEN ${p.created} THEN 6 ELSE 5 END`}; key := mk; ${nulls}n := coalesce(rest, 0); RETURN NEXT;
            RETURN;
          END IF;
        END LOOP;

@@ -2,13 +2,14 @@
  * A worker's side of the blocking commands (ServerContext.blocking): blocked calls wait on keys
  * through the message bus, and committed writes wake them through the write hook.
  *
- *   write commits here ─▶ hook (only while a client waits on a key anywhere) ─▶ bus.wake(db, key)
+ *   write commits here ─▶ hook (only while a client waits on a key anywhere) ─▶ bus.wakeServed(db, key)
  *        ─▶ this worker's waiters, other workers' (BroadcastChannel), other instances' (NOTIFY)
+ *   the writer's reply waits (hook.holdReply) until this process's woken clients tried again
  *
  * The hook listener is registered only while the bus says some client of some worker or
  * instance waits on a key: with nobody blocked a write pays nothing (the hook stays inactive).
  */
-import type { MessageBus } from '../../../bus/bus';
+import type { KeyWaiter, MessageBus } from '../../../bus/bus';
 import type { WriteHook } from '../../write-hook';
 import type { BlockingHost } from './blocked-call';
 
@@ -46,21 +47,43 @@ export class BlockingWaits implements BlockingHost {
     if (key === null) {
       if (event === 'swapdb' || event === 'flushdb' || event === 'flushall') this.bus.wakeDb(db);
     } else if (kWakeEvents.has(event)) {
-      this.bus.wake(db, key);
+      // the writer's reply leaves once the clients this wakes in this process were served (as
+      // Redis serves them before it answers anyone); the sweeper (writer 0) holds nothing
+      const served = this.bus.wakeServed(db, key);
+      if (served !== undefined) {
+        this.hook.holdReply(this.hook.writer, served);
+        this.caught?.push(served);
+      }
     }
   };
 
-  waitKey(db: number, key: Buffer, waiter: () => void): Promise<void> {
+  /** the wake-ups' promises while woken() runs its function */
+  private caught: PromiseLike<unknown>[] | undefined = undefined;
+
+  woken(fn: () => void): PromiseLike<unknown>[] {
+    const outer = this.caught;
+    const mine: PromiseLike<unknown>[] = [];
+    this.caught = mine;
+    try {
+      fn();
+    } finally {
+      this.caught = outer;
+    }
+    return mine;
+  }
+
+  waitKey(db: number, key: Buffer, waiter: KeyWaiter): Promise<void> {
     return this.bus.waitKey(db, key, waiter);
   }
 
-  unwaitKey(db: number, key: Buffer, waiter: () => void): void {
+  unwaitKey(db: number, key: Buffer, waiter: KeyWaiter): void {
     this.bus.unwaitKey(db, key, waiter);
   }
 
-  wake(db: number, key: Buffer): void {
-    this.bus.wake(db, key);
+  wake(db: number, key: Buffer): Promise<unknown> | undefined {
+    return this.bus.wakeServed(db, key);
   }
+
 
   countBlocked(delta: number): void {
     this.blocked += delta;

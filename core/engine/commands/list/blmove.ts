@@ -24,7 +24,7 @@ function plan(s: Session, src: Buffer, dst: Buffer, fromLeft: boolean, toLeft: b
     timeoutMs,
     plan: {
       // Redis 7.0 times a blocked BLMOVE out with a null array, yet answers nil inside MULTI
-      keys, stmt: kListSql.bmove, timeoutReply: kNullArray, emptyReply: null,
+      keys, dest: dst, stmt: kListSql.bmove, timeoutReply: kNullArray, emptyReply: null,
       values: (seq: string | null, block: boolean) => [String(s.db), encoded, dst, fromLeft ? 'true' : 'false', toLeft ? 'true' : 'false',
         nowArg(), seq, block ? 'true' : 'false'],
       reply: (rows: unknown[][]) => served(rows)[0][2] as Buffer,

@@ -197,6 +197,8 @@ export function listFunctions(s: string): string[] {
     // keys locked first as l_move locks them (pairLock: no deadlock with a move the other way)
     blockingPopFunction(s, { fn: 'b_lmove', type: kList, params: 'p_dst bytea, p_from_left bool, p_to_left bool',
       pop: `${s}.l_move(p_db, mk, p_dst, p_from_left, p_to_left, p_now)`, columns: [['value', 'bytea']],
-      prelock: pairLock(s, 'mk', 'p_dst') }),
+      prelock: pairLock(s, 'mk', 'p_dst'),
+      // the push made the destination (its one element; both keys still locked)
+      created: `mk <> p_dst AND (SELECT d.card FROM ${s}.kv d WHERE d.db = p_db AND d.key = p_dst) = 1` }),
   ];
 }
