@@ -91,7 +91,7 @@ export class WorkerState implements ServerContext {
     this.acl.apply({ op: 'load', lines: task.acl });
     this.store.cache = startReadCache(task, this.config, this.writeHook, this.config.int('workers'));
     this.rpc = new Rpc(port, (op, args) => this.onRequest(op, args));
-    this.bus = new MessageBus(port, this.workerIndex, busChannelName(this.runId), this.config.int('workers'));
+    this.bus = new MessageBus(port, this.workerIndex, busChannelName(this.runId));
     this.blocking = new BlockingWaits(this.bus, this.writeHook, (n) => { this.stats.blockedClients = n; });
     this.notifier = new KeyspaceNotifier(this.writeHook, this.bus, this.workerIndex);
     this.notifier.configure(parseNotifyFlags(this.config.str('notify-keyspace-events')) ?? 0);

@@ -22,7 +22,6 @@ import { BroadcastChannel } from 'node:worker_threads';
 import { globMatch } from '../engine/glob';
 import type { ItemKind } from './codec';
 import { blockedKey, interestKey, PatternSet, type InterestKind } from './interest';
-import { RingLinks, type RingControl } from './ring-links';
 import { asBuffer, compactWire, type BusToHub, type ScriptKind, type CountFrame, type HubToBus, type LocalFrame, type ViewEntry, type WireItems } from './messages';
 
 /** A subscribed client. deliver() returns false when the client is over its pubsub output limit
@@ -50,8 +49,6 @@ export function busChannelName(instance: string): string {
 
 export class MessageBus {
   readonly stats: BusStats = { published: 0, delivered: 0, sentLocal: 0, sentRemote: 0, received: 0, wakes: 0 };
-  /** rings to and from the other workers (indexes under 31, which the view's holder bits name) */
-  private readonly rings: RingLinks | undefined;
   private readonly own = new Map<string, Set<Subscriber>>();
   private readonly ownPatterns = new Map<string, { pattern: Buffer; subs: Set<Subscriber> }>();
   private readonly waiters = new Map<string, Set<() => void>>();
@@ -88,26 +85,15 @@ export class MessageBus {
   /** resolves when the hub sent this worker its first view of the others' interest */
   readonly ready = new Promise<void>((r) => (this.onReady = r));
 
-  /**
-   * workers: how many workers the process has; with at most 31 (the view's holder bits name them
-   * all) data goes in a SharedArrayBuffer ring per pair of workers (ring.ts), else on the channel.
-   */
-  constructor(private readonly port: PortLike, readonly workerIndex: number, channelName: string, workers?: number) {
+  constructor(private readonly port: PortLike, readonly workerIndex: number, channelName: string) {
     this.channel = new BroadcastChannel(channelName);
-    this.channel.onmessage = (e) => this.onFrame((e as { data: LocalFrame | CountFrame | RingControl }).data);
+    this.channel.onmessage = (e) => this.onFrame((e as { data: LocalFrame }).data);
     // a BroadcastChannel keeps the loop alive; the worker's sockets and lanes already do
     (this.channel as unknown as { unref(): void }).unref();
-    if (workers !== undefined && workers <= 31) {
-      this.rings = new RingLinks(this.channel, workerIndex, (kind, db, a) => this.recipients(kind, db, a), (from, items, asks) => {
-        const counts = this.receive(items, asks);
-        if (counts !== undefined) this.rings!.sendCounts(from, counts);
-      }, (from, counts) => this.onCounts({ from, to: workerIndex, counts }));
-    }
     port.postMessage({ type: 'bus', op: 'hello' });
   }
 
   close(): void {
-    this.rings?.close();
     this.channel.close();
     if (this.askTimer !== undefined) clearInterval(this.askTimer);
     for (const [id, a] of this.asks) this.answered(id, a);
@@ -157,8 +143,7 @@ export class MessageBus {
     const at = this.localOut.length / 4;
     const own = this.send(channel, message, shard);
     if (this.localOut.length / 4 === at) return own + this.sentOthers; // not queued: nobody else by the view
-    const id = this.nextAsk;
-    this.nextAsk = this.nextAsk >= 0x7fffffff ? 1 : this.nextAsk + 1; // a u32 in ring frames
+    const id = this.nextAsk++;
     this.askOut.push(at, id, bits);
     this.askTimer ??= setInterval(this.expireAsks, 500).unref();
     return new Promise<number>((resolve) => this.asks.set(id, { n: own, left: bits, resolve, since: Date.now() }));
@@ -216,12 +201,7 @@ export class MessageBus {
   /** One frame per path per turn of the event loop: a pipeline of PUBLISHes is one message. */
   private flush(): void {
     this.flushQueued = false;
-    if (this.localOut.length > 0 && this.rings !== undefined) {
-      this.stats.sentLocal += this.localOut.length / 4;
-      this.rings.send(this.localOut, this.askOut);
-      this.localOut = [];
-      if (this.askOut.length > 0) this.askOut = [];
-    } else if (this.localOut.length > 0) {
+    if (this.localOut.length > 0) {
       this.stats.sentLocal += this.localOut.length / 4;
       const frame: LocalFrame = { from: this.workerIndex, items: compactWire(this.localOut) };
       if (this.askOut.length > 0) {
@@ -240,18 +220,10 @@ export class MessageBus {
 
   // ---------------------------------------------------------------- receiving
 
-  private onFrame(frame: LocalFrame | CountFrame | RingControl): void {
+  private onFrame(frame: LocalFrame | CountFrame): void {
     if ('counts' in frame) return this.onCounts(frame);
-    if (!('items' in frame)) return this.rings?.onControl(frame);
     const counts = this.receive(frame.items, frame.asks);
     if (counts !== undefined) this.channel.postMessage({ from: this.workerIndex, to: frame.from, counts } satisfies CountFrame);
-  }
-
-  /** the other workers an item is for, as bits (the view's holders) */
-  private recipients(kind: ItemKind, db: number, a: Buffer): number {
-    if (kind === 'w') return this.holders.get(blockedKey(db, a)) ?? 0;
-    if (kind === 's') return this.holders.get(interestKey('s', a)) ?? 0;
-    return (this.holders.get(interestKey('c', a)) ?? 0) | this.otherPatterns.holdersOf(a);
   }
 
   /** A worker's answer to this worker's PUBLISHes: each ask resolves once every holder answered. */

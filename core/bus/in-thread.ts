@@ -28,7 +28,7 @@ export async function inThreadBus(workers: number, opts: { link?: Omit<PgLinkOpt
     const { port1, port2 } = new MessageChannel();
     ports.push(port1, port2);
     port1.on('message', (m: BusToHub) => hub.onMessage(w, port1, m));
-    const bus = new MessageBus(port2, w, busChannelName(instance), workers);
+    const bus = new MessageBus(port2, w, busChannelName(instance));
     port2.on('message', (m: HubToBus) => bus.onHubMessage(m));
     buses.push(bus);
   }

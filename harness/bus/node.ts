@@ -47,7 +47,7 @@ export async function startBusNode(roles: Role[], db?: { url: string; schema: st
     const { port1, port2 } = new MessageChannel();
     ports.push(port1);
     port1.on('message', (m: BusToHub) => hub.onMessage(w, port1, m));
-    const worker = new Worker(__filename, { workerData: { busNode: true, role, index: w, workers: roles.length, channel: busChannelName(instance), port: port2 }, transferList: [port2] });
+    const worker = new Worker(__filename, { workerData: { busNode: true, role, index: w, channel: busChannelName(instance), port: port2 }, transferList: [port2] });
     workers.push(worker);
     readies.push(new Promise((r) => worker.once('message', () => r())));
     results.push(new Promise((r) => worker.on('message', (m: { result?: SubResult; done?: boolean }) => {
@@ -72,9 +72,8 @@ export async function startBusNode(roles: Role[], db?: { url: string; schema: st
   };
 }
 
-function workerMain(init: { role: Role; index: number; workers: number; channel: string; port: MessagePort }): void {
-  // BUS_TRANSPORT=channel: the BroadcastChannel alone (as before the rings), to compare
-  const bus = new MessageBus(init.port, init.index, init.channel, process.env.BUS_TRANSPORT === 'channel' ? undefined : init.workers);
+function workerMain(init: { role: Role; index: number; channel: string; port: MessagePort }): void {
+  const bus = new MessageBus(init.port, init.index, init.channel);
   init.port.on('message', (m: HubToBus) => bus.onHubMessage(m));
   const role = init.role;
   const started = new Promise<void>((r) => parentPort!.once('message', () => r()));
