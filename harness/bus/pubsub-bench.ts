@@ -35,12 +35,13 @@ function freePort(): Promise<number> {
   });
 }
 
-async function startPostresp(db: Db): Promise<{ port: number; child: ChildProcess }> {
+async function startPostresp(db: Db, started: ChildProcess[]): Promise<{ port: number; child: ChildProcess }> {
   const main = path.resolve(__dirname, '..', '..', 'core', 'primary', 'main.js');
   // BENCH_NODE_ARGS: e.g. --cpu-prof --cpu-prof-dir=/tmp/prof, to profile the servers
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((x) => x !== '');
   const child = spawn(process.execPath, [...nodeArgs, main, '--port', '0', '--pg-url', db.url, '--schema', db.schema, '--storage-mode', 'unlogged',
     '--workers', '2', '--loglevel', 'warning'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  started.push(child);
   let out = '';
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
@@ -164,10 +165,11 @@ const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - 
 export async function pubsubBench(database: () => Promise<Db>, seconds: number, rates: number[], opts: PubsubOptions): Promise<void> {
   const redisPort = await freePort();
   const redis = spawn('redis-server', ['--port', String(redisPort), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const db = await database();
-  const a = await startPostresp(db);
-  const b = await startPostresp(db);
+  const started: ChildProcess[] = [];
   try {
+    const db = await database();
+    const a = await startPostresp(db, started);
+    const b = await startPostresp(db, started);
     await new Promise((r) => setTimeout(r, 300));
     const pg = opts.pgPid;
     const all: Target[] = [
@@ -214,7 +216,7 @@ export async function pubsubBench(database: () => Promise<Db>, seconds: number, 
     }
   } finally {
     redis.kill();
-    // stopped before the caller stops an embedded Postgres under them
-    await Promise.all([a.child, b.child].map((c) => new Promise((r) => { c.once('exit', r); c.kill(); })));
+    // stopped before the caller stops an embedded Postgres under them (also when one failed to start)
+    await Promise.all(started.map((c) => new Promise((r) => { if (c.exitCode !== null || c.signalCode !== null) r(null); else { c.once('exit', r); c.kill(); } })));
   }
 }
