@@ -22,6 +22,27 @@ after(async () => { await oracle?.stop(); });
 
 const compare = (cases: readonly EventCase[], flags: string): Promise<number> => compareNotifications(oracle, cases, flags);
 
+/**
+ * With KEA on and sub on PSUBSCRIBE *: the commands in one write from cmd, their replies, and
+ * every pmessage sub saw (`channel message`) up to a fence PUBLISHed after the replies.
+ */
+async function pipelineEvents(sub: RawClient, cmd: RawClient, commands: string[][]): Promise<[Value[], string[]]> {
+  await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', 'KEA');
+  sub.send(encode('PSUBSCRIBE', '*'));
+  await sub.read(1);
+  cmd.send(Buffer.concat(commands.map((p) => encode(...p))));
+  const replies = await cmd.read(commands.length);
+  await cmd.call('PUBLISH', kFence, 'x');
+  const got: string[] = [];
+  for (;;) {
+    const [m] = await sub.read(1) as Value[][];
+    if (m[2] === kFence) break;
+    got.push(`${m[2]} ${m[3]}`);
+  }
+  await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', '');
+  return [replies, got];
+}
+
 describe('keyspace notifications vs redis-server', () => {
   it('KEA: every write command\'s cases, both channel kinds', async () => {
     assert.ok(await compare(kEventCases, 'KEA') > 200);
@@ -48,19 +69,7 @@ describe('keyspace notifications vs redis-server', () => {
         await cmd.call('RPUSH', 'l', 'a', 'b', 'c', 'd', 'e', 'f');
         await cmd.call('ZADD', 'z', '1', 'a', '2', 'b', '3', 'c', '4', 'd');
         await cmd.call('SADD', 's', 'a', 'b', 'c', 'd');
-        await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', 'KEA');
-        sub.send(encode('PSUBSCRIBE', '*'));
-        await sub.read(1);
-        cmd.send(Buffer.concat(pops.map((p) => encode(...p))));
-        const replies = await cmd.read(pops.length);
-        await cmd.call('PUBLISH', kFence, 'x');
-        const got: string[] = [];
-        for (;;) {
-          const [m] = await sub.read(1) as Value[][];
-          if (m[2] === kFence) break;
-          got.push(`${m[2]} ${m[3]}`);
-        }
-        await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', '');
+        const [replies, got] = await pipelineEvents(sub, cmd, pops);
         return [replies.map((v, i) => (pops[i][0] === 'SPOP' ? shape(v) : v)), got];
       } finally {
         sub.close();
@@ -80,20 +89,7 @@ describe('keyspace notifications vs redis-server', () => {
       const cmd = await RawClient.connect(port);
       try {
         await cmd.call('FLUSHALL');
-        await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', 'KEA');
-        sub.send(encode('PSUBSCRIBE', '*'));
-        await sub.read(1);
-        cmd.send(Buffer.concat(pipeline.map((p) => encode(...p))));
-        const replies = await cmd.read(pipeline.length);
-        await cmd.call('PUBLISH', kFence, 'x');
-        const got: string[] = [];
-        for (;;) {
-          const [m] = await sub.read(1) as Value[][];
-          if (m[2] === kFence) break;
-          got.push(`${m[2]} ${m[3]}`);
-        }
-        await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', '');
-        return [replies, got];
+        return await pipelineEvents(sub, cmd, pipeline);
       } finally {
         sub.close();
         gap?.close();
