@@ -301,6 +301,10 @@ export class Client implements DispatchClient {
     holdWhile(this, done);
   }
 
+  priorSettled(): Promise<void> | undefined {
+    return this.replies.settled();
+  }
+
   closeAfterReply(): void {
     this.closingNow = true;
     this.socket.pause();

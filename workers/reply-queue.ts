@@ -13,6 +13,8 @@ export class ReplySlot {
   done = false;
   /** push frames right behind this reply (CLIENT TRACKING's invalidations of the command's own writes), sent even when silent */
   after: Raw[] | undefined = undefined;
+  /** called once this reply is encoded, i.e. every command before it and itself completed (ReplyQueue.settled) */
+  drained: (() => void) | undefined = undefined;
   /**
    * silent: CLIENT REPLY OFF/SKIP; proto: the protocol when the command ran (a later HELLO must
    * not change how earlier replies encode)
@@ -32,6 +34,19 @@ export class ReplyQueue {
   /** replies still owed, waiting or done behind a waiting one */
   get pending(): number {
     return this.slots.length - this.head;
+  }
+
+  /**
+   * Resolves once every reply owed now is encoded (the commands behind them completed, their
+   * write-hook reports made); undefined when none is owed.
+   */
+  settled(): Promise<void> | undefined {
+    if (this.head === this.slots.length) return undefined;
+    const last = this.slots[this.slots.length - 1];
+    return new Promise<void>((resolve) => {
+      const before = last.drained;
+      last.drained = before === undefined ? resolve : () => { before(); resolve(); };
+    });
   }
 
   /** A reply known now. */
@@ -73,6 +88,7 @@ export class ReplyQueue {
       }
       if (s.after !== undefined) for (const f of s.after) this.writer.raw(f.bytes);
       slots[i] = undefined as unknown as ReplySlot;
+      s.drained?.();
       i++;
     }
     if (i === slots.length) {

@@ -23,7 +23,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import { globMatch } from '../engine/glob';
 import type { ItemKind } from './codec';
 import { blockedKey, interestKey, PatternSet, type InterestKind } from './interest';
-import { asBuffer, type BusToHub, type ScriptKind, type CountFrame, type HubToBus, type LocalFrame, type ViewEntry, type WireItems } from './messages';
+import { asBuffer, compactWire, type BusToHub, type ScriptKind, type CountFrame, type HubToBus, type LocalFrame, type ViewEntry, type WireItems } from './messages';
 
 /** A subscribed client. deliver() returns false when the client is over its pubsub output limit
  * (it closes itself): the bus then drops every subscription it holds. */
@@ -236,7 +236,7 @@ export class MessageBus {
     this.flushQueued = false;
     if (this.localOut.length > 0) {
       this.stats.sentLocal += this.localOut.length / 4;
-      const frame: LocalFrame = { from: this.workerIndex, items: this.localOut };
+      const frame: LocalFrame = { from: this.workerIndex, items: compactWire(this.localOut) };
       if (this.askOut.length > 0) {
         frame.asks = this.askOut;
         this.askOut = [];
@@ -246,7 +246,7 @@ export class MessageBus {
     }
     if (this.remoteOut.length > 0) {
       this.stats.sentRemote += this.remoteOut.length / 4;
-      this.port.postMessage({ type: 'bus', op: 'out', items: this.remoteOut });
+      this.port.postMessage({ type: 'bus', op: 'out', items: compactWire(this.remoteOut) });
       this.remoteOut = [];
     }
   }

@@ -118,6 +118,8 @@ export interface Session {
   watched: WatchedKey[];
   /** EVAL/FCALL: the client's later commands wait until `done` settles (workers/dispatch.ts holdWhile) */
   holdWhile?(done: PromiseLike<unknown>): void;
+  /** resolves once the replies owed now are final (their commands completed); undefined when none is (PUBLISH) */
+  priorSettled?(): Promise<void> | undefined;
   /** the blocking command in progress (commands/blocking): the client's later commands wait for it */
   blocked: BlockedCall | undefined;
   /** the connection is gone */

@@ -1,5 +1,6 @@
 /**
  * `npm run bench:bus -- [transport|latency|fanout|redis|writers|pubsub|all] [--seconds N] [--rates 5000,20000]`
+ *   pubsub also: [--rounds N] [--targets redis,worker,cross,two] [--fanout 0]; latency: [--across 0]
  * Benchmarks of the message bus (docs/messaging.md, docs/BENCHMARKS.md):
  *
  *   transport  one worker thread to another: through the primary, BroadcastChannel, SAB ring
@@ -86,10 +87,14 @@ async function latency(): Promise<void> {
     const node = await startBusNode([{ kind: 'pub', channel: 'lat', rate, seconds, size: 1024 },
       { kind: 'sub', channel: 'lat', subscribers: 1, expect, timeoutMs: seconds * 1000 + 5000 }]);
     await node.ready;
+    const cpu0 = process.cpuUsage();
     const [r] = await node.run();
+    const cpu = process.cpuUsage(cpu0);
     await node.close();
-    console.log(`same process, across workers ${String(rate).padStart(6)}  ${fmt(r!, expect)}`);
+    // CPU of the whole process (publisher and subscriber threads, the hub) per message
+    console.log(`same process, across workers ${String(rate).padStart(6)}  ${fmt(r!, expect)}  ${((cpu.user + cpu.system) / expect).toFixed(1)} CPU µs/msg`);
   }
+  if (arg('across', '1') === '0') return; // --across 0: the same-process rows alone
   const db = await database();
   for (const rate of rates) {
     const expect = rate * seconds;
@@ -204,7 +209,10 @@ async function main(): Promise<void> {
     if (what === 'redis' || what === 'all') await redis();
     if (what === 'fanout' || what === 'all') await fanout();
     if (what === 'writers' || what === 'all') await writersBench(database, seconds, argv);
-    if (what === 'pubsub' || what === 'all') await pubsubBench(database, seconds, rates);
+    if (what === 'pubsub' || what === 'all') await pubsubBench(database, seconds, rates, {
+      rounds: Number(arg('rounds', '1')), targets: arg('targets', 'redis,cross,two').split(','), fanout: arg('fanout', '1') !== '0',
+      pgPid: () => embedded?.pid,
+    });
   } finally {
     await embedded?.stop();
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });

@@ -22,6 +22,27 @@ after(async () => { await oracle?.stop(); });
 
 const compare = (cases: readonly EventCase[], flags: string): Promise<number> => compareNotifications(oracle, cases, flags);
 
+/**
+ * With KEA on and sub on PSUBSCRIBE *: the commands in one write from cmd, their replies, and
+ * every pmessage sub saw (`channel message`) up to a fence PUBLISHed after the replies.
+ */
+async function pipelineEvents(sub: RawClient, cmd: RawClient, commands: string[][]): Promise<[Value[], string[]]> {
+  await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', 'KEA');
+  sub.send(encode('PSUBSCRIBE', '*'));
+  await sub.read(1);
+  cmd.send(Buffer.concat(commands.map((p) => encode(...p))));
+  const replies = await cmd.read(commands.length);
+  await cmd.call('PUBLISH', kFence, 'x');
+  const got: string[] = [];
+  for (;;) {
+    const [m] = await sub.read(1) as Value[][];
+    if (m[2] === kFence) break;
+    got.push(`${m[2]} ${m[3]}`);
+  }
+  await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', '');
+  return [replies, got];
+}
+
 describe('keyspace notifications vs redis-server', () => {
   it('KEA: every write command\'s cases, both channel kinds', async () => {
     assert.ok(await compare(kEventCases, 'KEA') > 200);
@@ -48,19 +69,7 @@ describe('keyspace notifications vs redis-server', () => {
         await cmd.call('RPUSH', 'l', 'a', 'b', 'c', 'd', 'e', 'f');
         await cmd.call('ZADD', 'z', '1', 'a', '2', 'b', '3', 'c', '4', 'd');
         await cmd.call('SADD', 's', 'a', 'b', 'c', 'd');
-        await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', 'KEA');
-        sub.send(encode('PSUBSCRIBE', '*'));
-        await sub.read(1);
-        cmd.send(Buffer.concat(pops.map((p) => encode(...p))));
-        const replies = await cmd.read(pops.length);
-        await cmd.call('PUBLISH', kFence, 'x');
-        const got: string[] = [];
-        for (;;) {
-          const [m] = await sub.read(1) as Value[][];
-          if (m[2] === kFence) break;
-          got.push(`${m[2]} ${m[3]}`);
-        }
-        await cmd.call('CONFIG', 'SET', 'notify-keyspace-events', '');
+        const [replies, got] = await pipelineEvents(sub, cmd, pops);
         return [replies.map((v, i) => (pops[i][0] === 'SPOP' ? shape(v) : v)), got];
       } finally {
         sub.close();
@@ -68,6 +77,30 @@ describe('keyspace notifications vs redis-server', () => {
       }
     };
     assert.deepEqual(await run(oracle.postresp.port), await run(oracle.redis.port));
+  });
+
+  it('a PUBLISH pipelined behind writes arrives after their events, as from Redis (subscriber on the other worker and on the same one)', async () => {
+    const pipeline = [['SET', 'a', '1'], ['PUBLISH', 'ch', 'm1'], ['RPUSH', 'l', 'x', 'y'], ['INCR', 'c'], ['PUBLISH', 'ch', 'm2'],
+      ['HSET', 'h', 'f', 'v'], ['DEL', 'a'], ['SPUBLISH', 'ch', 'm3'], ['PUBLISH', 'ch', 'm4'], ['SET', 'b', '2']];
+    const run = async (port: number, spacer: boolean): Promise<[Value[], string[]]> => {
+      // connections go to the worker with the fewest: a spacer between the two puts them on one
+      const sub = await RawClient.connect(port);
+      const gap = spacer ? await RawClient.connect(port) : undefined;
+      const cmd = await RawClient.connect(port);
+      try {
+        await cmd.call('FLUSHALL');
+        return await pipelineEvents(sub, cmd, pipeline);
+      } finally {
+        sub.close();
+        gap?.close();
+        cmd.close();
+      }
+    };
+    for (const spacer of [false, true]) {
+      const ours = await run(oracle.postresp.port, spacer);
+      assert.ok(ours[1].length > 10, ours[1].join('\n'));
+      assert.deepEqual(ours, await run(oracle.redis.port, spacer), `spacer ${spacer}`);
+    }
   });
 
   it('the sweeper\'s expired, both channel kinds, like Redis\'s background expiry', async () => {

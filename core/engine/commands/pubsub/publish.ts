@@ -12,7 +12,20 @@ function publishCommand(name: string, shard: boolean, summary: string, since: st
     name, arity: 3, flags: ['pubsub', 'loading', 'stale', 'fast'], acl: ['pubsub', 'fast'],
     keys: shard ? kOneKey : kNoKeys, group: 'pubsub', since, summary,
     complexity: 'O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total number of subscribed patterns (by any client).',
-    run: (s, argv) => s.server.bus.publishCounted(argv[1], argv[2], shard),
+    run(s, argv) {
+      // behind commands still in flight while their events are wanted (keyspace notifications,
+      // tracking): published once they completed and the client's later commands wait, so a
+      // subscriber sees the events and the message in command order, as from Redis
+      if (s.server.writeHook.active) {
+        const prior = s.priorSettled?.();
+        if (prior !== undefined) {
+          const published = prior.then(() => s.server.bus.publishCounted(argv[1], argv[2], shard));
+          s.holdWhile?.(published);
+          return published;
+        }
+      }
+      return s.server.bus.publishCounted(argv[1], argv[2], shard);
+    },
   });
 }
 
