@@ -11,6 +11,7 @@ import { provisionStorage } from './provision';
 import { PrimaryPg } from './primary-pg';
 import { KeyspaceInfo } from './keyspace-info';
 import { Sweeper } from './sweeper';
+import { EarlyAnalyze } from './early-analyze';
 import { AdminHttp } from './admin-http';
 import { mergeCommands, mergeErrors } from '../metrics/aggregate';
 import { kPostrespVersion, kRedisVersion } from '../version';
@@ -58,6 +59,9 @@ async function main(): Promise<void> {
   // active expiry on a connection of its own; POSTRESP_ACTIVE_EXPIRE=no turns it off (benchmarks)
   const sweeperPg = new PrimaryPg(storage.url, storage.startupOptions);
   const sweeper = new Sweeper(sweeperPg, { log, expired: server.expired });
+  // statistics for tables that have none yet, before autovacuum's first pass (early-analyze.ts)
+  const analyzePg = new PrimaryPg(storage.url, storage.startupOptions);
+  const earlyAnalyze = new EarlyAnalyze(analyzePg, { schema: storage.schema, log });
   const embedded = storage.embedded; // supervised: restarted when it dies (docs/postgres.md)
   // the message bus: between workers in the hub, between instances on one LISTEN connection
   const busLink = new PgLink({ url: storage.url, startupOptions: storage.startupOptions, schema: storage.schema,
@@ -92,6 +96,8 @@ async function main(): Promise<void> {
     await cacheLock.close();
     await sweeper.stop();
     await sweeperPg.close();
+    await earlyAnalyze.stop();
+    await analyzePg.close();
     await primaryPg.close();
     await storage.embedded?.stop();
   });
@@ -113,6 +119,7 @@ async function main(): Promise<void> {
     throw e;
   }
   if (process.env.POSTRESP_ACTIVE_EXPIRE !== 'no') sweeper.start();
+  earlyAnalyze.start();
   const httpPort = config.int('http-port');
   if (httpPort !== 0) {
     const http = new AdminHttp({

@@ -2,7 +2,8 @@
  * Runs the lanes carry as one statement (the families' batches, core/engine/ops.ts `Batch`):
  * consecutive pushes onto one key (list/push-batch.ts), pops of one key (LPOP/RPOP, ZPOPMIN/ZPOPMAX,
  * SPOP: collection/pop-batch.ts), SADDs to one key (set/sadd-batch.ts), plain ZADDs to one key (zset/zadd-batch.ts) and
- * HSET / HMSET to one key (hash/hset-batch.ts; HSETNX in between must split the run). The replies must still be
+ * HSET / HMSET to one key (hash/hset-batch.ts; HSETNX in between must split the run), equal LRANGEs of one key
+ * (list/lrange-batch.ts: read once) and GETs / MGETs repeating a key (storage/read-run.ts: the key read once). The replies must still be
  * those of serial execution. Pipelined runs on a few keys — missing keys for the X forms, SADDs
  * naming members already in the set or named by an earlier SADD of the run, a string key
  * (WRONGTYPE), keys deleted or shrunk in between — against redis-server, 8 clients at once; and
@@ -164,6 +165,32 @@ function hsetSteps(rng: Rng, prefix: string, out: Step[]): void {
   else if (r < 0.55) out.push(norm('pairs', 'HGETALL', k));
 }
 
+/** LRANGE runs on one key (list/lrange-batch.ts: equal ones read once), other ranges splitting
+ * them, a push or LSET in between, a missing key, a string (WRONGTYPE); GET / MGET runs naming
+ * one key again and again (read-run.ts sends it once), a SET of it in between */
+function readSteps(rng: Rng, prefix: string, out: Step[]): void {
+  const keys = ['a', 'b', 'x'].map((s) => prefix + s);
+  const k = rng.chance(0.1) ? prefix + 'str' : rng.pick(keys);
+  const range = (): [string, string] => rng.pick([['0', '-1'], ['0', '2'], ['1', '1'], ['-2', '-1'], ['5', '2'], ['0', '100']] as [string, string][]);
+  let [start, stop] = range();
+  const run = rng.between(1, 12);
+  for (let i = 0; i < run; i++) {
+    const r = rng.next();
+    if (r < 0.1) [start, stop] = range();
+    else if (r < 0.15) out.push(exact('RPUSH', k, `r${i}`));
+    else if (r < 0.18) out.push(exact('LSET', k, '0', `s${i}`));
+    out.push(exact('LRANGE', k, start, stop));
+  }
+  const g = rng.chance(0.2) ? prefix + rng.pick(['a', 'missing']) : prefix + 'g';
+  const gets = rng.between(1, 10);
+  for (let i = 0; i < gets; i++) {
+    const r = rng.next();
+    if (r < 0.1) out.push(exact('SET', g, `v${i}`));
+    if (r < 0.3) out.push(exact('MGET', g, g, prefix + 'str', g));
+    else out.push(exact('GET', g));
+  }
+}
+
 function session(rng: Rng, prefix: string, n: number): Step[] {
   const out: Step[] = [exact('SET', prefix + 'str', 'v')];
   while (out.length < n) rng.pick([pushSteps, popSteps, zpopSteps, zaddSteps, spopSteps, incrSteps, saddSteps, hsetSteps])(rng, prefix, out);
@@ -174,7 +201,7 @@ function session(rng: Rng, prefix: string, n: number): Step[] {
   return [...out, ...dump, ...sets, ...hashes, ...zsets, exact('SCARD', prefix + 'r')];
 }
 
-describe('merged runs (pushes, pops, SADDs, ZADDs, HSETs) vs redis-server', () => {
+describe('merged runs (pushes, pops, SADDs, ZADDs, HSETs, LRANGEs, GETs) vs redis-server', () => {
   let oracle: Oracle;
   let httpPort: number;
   before(async () => {
@@ -193,5 +220,36 @@ describe('merged runs (pushes, pops, SADDs, ZADDs, HSETs) vs redis-server', () =
     assert.equal(r.mismatches.length, 0, report('merged runs', seed, r));
     // unmerged, any one kind alone would take ~1,400 statements more here
     assert.ok(used < r.commands / 3, `${used} statements for ${r.commands} commands: runs were not merged`);
+  });
+
+  it('LRANGE and GET runs on one key: replies equal serial execution, and each run is read once', async (t) => {
+    const sessions = Array.from({ length: 8 }, (_, i) => {
+      const rng = new Rng(seed).fork(`read${i}`);
+      const p = `q${i}:`;
+      const out: Step[] = [exact('SET', p + 'str', 'v'), exact('RPUSH', p + 'a', 'x', 'y', 'z', 'w')];
+      while (out.length < 400) readSteps(rng, p, out);
+      return out;
+    });
+    const reads = sessions.flat().filter((s) => /^(LRANGE|GET|MGET)$/.test(String(s.cmd[0]))).length;
+    const before = await statements(httpPort);
+    const r = await compareSteps(oracle, sessions, Infinity);
+    const used = (await statements(httpPort)) - before;
+    t.diagnostic(`${r.commands} commands (${reads} LRANGEs, GETs, MGETs), ${used} statements, ${r.mismatches.length} differ (seed ${seed})`);
+    assert.equal(r.mismatches.length, 0, report('read runs', seed, r));
+    // a statement per LRANGE would be more than half the commands
+    assert.ok(used < r.commands / 2, `${used} statements for ${r.commands} commands: LRANGE runs were not merged`);
+  });
+
+  it('equal LRANGEs of one key, pipelined, read it once per run (redis-benchmark LRANGE_100)', async (t) => {
+    const fill = exact('RPUSH', 'lr:hot', ...Array.from({ length: 150 }, (_, i) => `e${i}`));
+    const reads = Array.from({ length: 400 }, (_, i) => (i === 200 ? exact('LPUSH', 'lr:hot', 'mid') : exact('LRANGE', 'lr:hot', '0', '99')));
+    const before = await statements(httpPort);
+    const r = await compareSteps(oracle, [[fill, ...reads]], Infinity);
+    const used = (await statements(httpPort)) - before;
+    t.diagnostic(`${r.commands} commands, ${used} statements`);
+    assert.equal(r.mismatches.length, 0, report('LRANGE runs', seed, r));
+    // a statement each before (400 and more); now one per run: batches of up to 256, split at
+    // the LPUSH, plus the RPUSH and FLUSHALL
+    assert.ok(used <= 16, `${used} statements for 400 pipelined LRANGEs of one key`);
   });
 });

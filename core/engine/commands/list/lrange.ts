@@ -1,14 +1,14 @@
 /**
- * LRANGE key start stop — elements start…stop (negative = from the end), one index range scan.
+ * LRANGE key start stop — elements start…stop (negative = from the end), one index range scan;
+ * consecutive equal LRANGEs of one key read it once (./lrange-batch.ts).
  * https://redis.io/commands/lrange/
  */
 import { Err } from '../../resp-errors';
-import { KeyType } from '../../key-store';
+import { BatchOp } from '../../ops';
 import { parseI64 } from '../args';
-import { dbArg, exec, int8, nowArg, typedRead } from '../exec';
 import { defineCommand } from '../define';
 import { kOneKey } from '../spec';
-import { kListSql } from './sql';
+import { kLrangeBatch } from './lrange-batch';
 
 export const lrange = defineCommand({
   name: 'lrange', arity: 4, flags: ['readonly'], keys: kOneKey, acl: ['read', 'list', 'slow'],
@@ -18,7 +18,6 @@ export const lrange = defineCommand({
     const start = parseI64(argv[2]);
     const stop = parseI64(argv[3]);
     if (start === undefined || stop === undefined) return Err.notInteger;
-    return exec(s, kListSql.range, [dbArg(s), argv[1], int8(start), int8(stop), nowArg()],
-      typedRead(KeyType.List, [], (rows) => rows.filter((r) => r[1] !== null).map((r) => r[1] as Buffer)));
+    return s.server.store.submit(s, new BatchOp(kLrangeBatch, { db: s.db, key: argv[1], start, stop }, null));
   },
 });
