@@ -6,7 +6,7 @@
 // stay up for the whole bench and take turns, run after run (--runs), so each round sees the
 // same machine load; the table gives every run and the median.
 //
-//   npm run bench:bullmq -- [--jobs 10000] [--runs 3] [--delayed 200] [--steady 200]
+//   npm run bench:bullmq -- [--jobs 10000] [--runs 3] [--delayed 200] [--steady 100] [--steady-rate 10]
 //                           [--servers postresp-logged,postresp-unlogged,redis-always,redis-none]
 //                           [--timeout 600] [--json FILE]
 
@@ -24,10 +24,10 @@ const kServers: Record<string, (dir: string) => Promise<ServerHandle>> = {
   'redis-none': (dir) => startPeer('none', dir),
 };
 
-interface Options { jobs: number; runs: number; delayed: number; steady: number; servers: string[]; timeoutS: number; json: string | null }
+interface Options { jobs: number; runs: number; delayed: number; steady: number; steadyRate: number; servers: string[]; timeoutS: number; json: string | null }
 
 function parse(argv: string[]): Options {
-  const o: Options = { jobs: 10_000, runs: 3, delayed: 200, steady: 200, servers: Object.keys(kServers), timeoutS: 600, json: null };
+  const o: Options = { jobs: 10_000, runs: 3, delayed: 200, steady: 100, steadyRate: 10, servers: Object.keys(kServers), timeoutS: 600, json: null };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
     if (value === undefined) throw new Error(`${flag} needs a value`);
@@ -35,6 +35,7 @@ function parse(argv: string[]): Options {
     else if (flag === '--runs') o.runs = Number(value);
     else if (flag === '--delayed') o.delayed = Number(value);
     else if (flag === '--steady') o.steady = Number(value);
+    else if (flag === '--steady-rate') o.steadyRate = Number(value);
     else if (flag === '--timeout') o.timeoutS = Number(value);
     else if (flag === '--json') o.json = value;
     else if (flag === '--servers') o.servers = value.split(',');
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
         const h = servers.get(s)!;
         const load = loadavg()[0].toFixed(1);
         const r = await runWorkload({ port: h.port, pid: h.pid, jobs: o.jobs, concurrency: [10, 50], delayed: o.delayed,
-          delayMs: [500, 2000], steady: o.steady, steadyRate: 50, timeoutS: o.timeoutS });
+          delayMs: [500, 2000], steady: o.steady, steadyRate: o.steadyRate, timeoutS: o.timeoutS });
         results.get(s)!.push(r);
         console.error(`run ${run} ${s} (load ${load}): add ${fmt(o.jobs / r.addSeconds)} jobs/s, process ${fmt(o.jobs / r.processSeconds)} jobs/s,`
           + ` events ${r.eventsReceived}, latency p50/p99 ${r.steadyLatency.p50}/${r.steadyLatency.p99} ms,`

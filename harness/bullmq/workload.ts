@@ -118,10 +118,13 @@ export async function runWorkload(o: WorkloadOptions): Promise<WorkloadResult> {
     const counts = await q.getJobCounts('completed', 'failed', 'waiting', 'active', 'delayed');
     if (counts.completed !== o.jobs || counts.failed || counts.waiting || counts.active || counts.delayed) errors.push(`job counts after the bulk ${JSON.stringify(counts)}`);
 
-    // timed: delayed jobs spread over delayMs, and jobs added one at a time at steadyRate
+    // timed, one after the other: delayed jobs spread over delayMs (their lateness), then jobs
+    // added one at a time at steadyRate, below every server's capacity (created → completed)
     const [lo, hi] = o.delayMs;
     const delayedJobs = await Promise.all(Array.from({ length: o.delayed }, (_, i) =>
       q.add('later', { n: -1 - i }, { delay: Math.round(lo + ((hi - lo) * i) / Math.max(1, o.delayed - 1)) })));
+    expected += o.delayed;
+    await waitFor(expected);
     const steadyJobs: Job[] = [];
     const tSteady = Date.now();
     for (let i = 0; i < o.steady; i++) {
@@ -129,7 +132,7 @@ export async function runWorkload(o: WorkloadOptions): Promise<WorkloadResult> {
       if (due > Date.now()) await sleep(due - Date.now());
       steadyJobs.push(await q.add('steady', { n: o.jobs + i }));
     }
-    expected += o.delayed + o.steady;
+    expected += o.steady;
     await waitFor(expected);
     const lateness = delayedJobs.map((j) => started.get(j.id!)! - (j.timestamp + j.opts.delay!));
     const missing = [...delayedJobs, ...steadyJobs].filter((j) => runs.get(j.id!) !== 1);
