@@ -49,9 +49,13 @@ export function percentiles(xs: number[]): Percentiles {
 
 /** INFO commandstats as name → [calls, usec] */
 async function commandstats(client: Redis): Promise<Map<string, [number, number]>> {
-  const info = await client.info('commandstats');
+  const info = await client.info('commandstats') + await client.info('stats');
   const out = new Map<string, [number, number]>();
   for (const m of info.matchAll(/cmdstat_([^:]+):calls=(\d+),usec=(\d+)/g)) out.set(m[1], [Number(m[2]), Number(m[3])]);
+  // PostRESP's script transactions: how many, and how many restarted waiting on a key's row lock
+  const calls = /postresp_script_calls:(\d+)/.exec(info);
+  const restarts = /postresp_script_lock_restarts:(\d+)/.exec(info);
+  if (calls && restarts) out.set('script lock restarts', [Number(calls[1]), Number(restarts[1])]);
   return out;
 }
 
@@ -62,7 +66,10 @@ function statsDelta(a: Map<string, [number, number]>, b: Map<string, [number, nu
     if (calls > c0) rows.push([name, calls - c0, usec - u0]);
   }
   rows.sort((x, y) => y[2] - x[2]);
-  return rows.slice(0, 8).map(([n, c, u]) => `${n} ${c} calls ${(u / c).toFixed(0)} µs/call`);
+  const out = rows.filter(([n]) => n !== 'script lock restarts').slice(0, 8).map(([n, c, u]) => `${n} ${c} calls ${(u / c).toFixed(0)} µs/call`);
+  const lock = rows.find(([n]) => n === 'script lock restarts');
+  if (lock) out.push(`${lock[2]} script lock restarts in ${lock[1]} script calls`);
+  return out;
 }
 
 export async function runWorkload(o: WorkloadOptions): Promise<WorkloadResult> {
