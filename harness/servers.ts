@@ -17,6 +17,8 @@ export interface ServerHandle {
   command: string[];
   /** Last lines the server printed, for error messages. */
   tail(): string;
+  /** The server's process id (CPU time from /proc/<pid>/stat in bench:bullmq). */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -158,7 +160,7 @@ export function startPostresp(opts: PostrespOptions = {}): Promise<ServerHandle>
       clearTimeout(timer);
       child.removeAllListeners('exit');
       child.once('exit', () => undefined);
-      resolveStart({ name, host: m[1], port: Number(m[2]), command, tail, stop: stopper(child) });
+      resolveStart({ name, host: m[1], port: Number(m[2]), command, tail, pid: child.pid, stop: stopper(child) });
     });
   });
 }
@@ -182,7 +184,7 @@ export async function startPeer(mode: PersistenceMode, dir: string, extraArgs: s
   const tail = track(child);
   const name = `${bin.name}/${mode}`;
   const command = [bin.name === 'valkey' ? 'valkey-server' : 'redis-server', ...args.map((a) => (a === '' ? "''" : a.includes(' ') ? `'${a}'` : a))];
-  const handle: ServerHandle = { name, host: '127.0.0.1', port, command, tail, stop: stopper(child) };
+  const handle: ServerHandle = { name, host: '127.0.0.1', port, command, tail, pid: child.pid, stop: stopper(child) };
   const deadline = Date.now() + 15_000;
   for (;;) {
     if (child.exitCode !== null) throw new ServerStartError(`${name} exited with code ${child.exitCode}\n${tail()}`);

@@ -69,6 +69,19 @@ const kScenarios: Record<string, Step[]> = {
     { c: 1, call: 'DEL k' }, { blocked: 1 }, { c: 1, call: 'MULTI' }, { c: 1, call: 'XADD k 667 old x' }, { c: 1, call: 'DEL k' },
     { c: 1, call: 'EXEC' }, { c: 1, call: 'XADD k 668 new y' }, { c: 0, read: 1 },
   ],
+  'RESTORE of a stream serves a blocked XREAD, new key or REPLACE': [
+    { c: 1, call: 'XADD src 5-0 f v' }, { c: 0, send: 'XREAD BLOCK 0 STREAMS k 0' }, { blocked: 1 },
+    { c: 1, restore: 'k', from: 'src' }, { c: 0, read: 1 },
+    { c: 1, call: 'XADD src 9-0 g w' }, { c: 0, send: 'XREAD BLOCK 0 STREAMS k $' }, { blocked: 1 },
+    { c: 1, restore: 'k', from: 'src', replace: true }, { c: 0, read: 1 }, { c: 1, call: 'XLEN k' },
+  ],
+  'RESTORE REPLACE under a blocked XREADGROUP: with the group and new entries, or without the group': [
+    { c: 1, call: 'XGROUP CREATE src g 0 MKSTREAM' }, { c: 1, call: 'XADD src 5-0 f v' }, group,
+    { c: 0, send: 'XREADGROUP GROUP g a BLOCK 0 STREAMS k >' }, { blocked: 1 },
+    { c: 1, restore: 'k', from: 'src', replace: true }, { c: 0, read: 1 }, { c: 1, call: 'XPENDING k g' },
+    { c: 1, call: 'XADD plain 7-0 f v' }, { c: 0, send: 'XREADGROUP GROUP g a BLOCK 0 STREAMS k >' }, { blocked: 1 },
+    { c: 1, restore: 'k', from: 'plain', replace: true }, { c: 0, read: 1 }, { blocked: 0 },
+  ],
   'inside MULTI XREAD and XREADGROUP BLOCK answer at once': [
     group, { c: 0, call: 'MULTI' }, { c: 0, call: 'XREAD BLOCK 0 STREAMS k $' }, { c: 0, call: 'XREADGROUP GROUP g a BLOCK 0 STREAMS k >' },
     { c: 0, call: 'EXEC' },

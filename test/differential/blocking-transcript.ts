@@ -23,7 +23,9 @@ export type Step =
   | { close: number }
   | { c: number; id: true }
   | { c: number; unblock: number; how?: string }
-  | { c: number; flagsOf: number };
+  | { c: number; flagsOf: number }
+  /** DUMP of `from`, then RESTORE `to` 0 <payload> [REPLACE]: the payload is binary, not a word */
+  | { c: number; restore: string; from: string; replace?: true };
 
 export async function transcript(port: number, steps: Step[]): Promise<string[]> {
   const conns = new Map<number, FrameConn>();
@@ -64,6 +66,12 @@ export async function transcript(port: number, steps: Step[]): Promise<string[]>
         (await conn(s.c)).write(encode('CLIENT', 'LIST', 'ID', ids.get(s.flagsOf)!));
         const line = (await (await conn(s.c)).read(1, 5000)).frames[0].toString();
         out.push(`${s.c}: flags=${/ flags=(\S+) /.exec(line)?.[1]}`);
+      } else if ('restore' in s) {
+        (await conn(s.c)).write(encode('DUMP', s.from));
+        const dump = (await (await conn(s.c)).read(1, 5000)).frames[0];
+        const payload = dump.subarray(dump.indexOf('\r\n') + 2, dump.length - 2);
+        (await conn(s.c)).write(encode('RESTORE', s.restore, '0', payload, ...(s.replace ? ['REPLACE'] : [])));
+        await read(s.c, 1);
       } else if ('send' in s) {
         (await conn(s.c)).write(Buffer.concat(s.send.split(' | ').map((l) => encode(...w(l)))));
       } else if ('read' in s) {
