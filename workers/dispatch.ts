@@ -13,6 +13,7 @@ import { Err } from '../core/engine/resp-errors';
 import { RespError, isPromise, type Reply } from '../core/engine/reply';
 import type { CommandSpec, RunResult } from '../core/engine/commands/spec';
 import { PendingReply } from '../core/engine/pending-reply';
+import { OpKind } from '../core/engine/ops';
 import type { Session } from '../core/engine/session';
 import { kTransactionControl } from '../core/engine/commands/transactions';
 import { kFlagNoAuth, kFlagNoMulti, kFlagWrite } from '../core/engine/commands/flags';
@@ -118,7 +119,7 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   const silent = c.replyOff || skipThis;
   if (result instanceof PendingReply) {
     if (!result.done) {
-      const slot = c.replies.open(silent, c.proto);
+      const slot = c.replies.open(silent, c.proto, isShortOp(result));
       const pending = result;
       result.listener = (v) => completed(c, slot, v, spec, started, db, argv, pending, probe);
       return;
@@ -143,6 +144,17 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
     return;
   }
   c.replies.done(result, silent, c.proto);
+}
+
+/**
+ * A GET/MGET, plain SET/MSET or INCR on the client's lane: one statement of a run, answered in one
+ * Postgres round trip (or at once when Postgres is down). Replies before it may wait for it
+ * (ReplyQueue.headOnLane); a blocked pop's or XREAD BLOCK's PendingReply, a StmtOp (KEYS, FLUSHALL)
+ * or a transaction may take long, so nothing waits for those.
+ */
+function isShortOp(r: PendingReply): boolean {
+  const kind = (r as Partial<{ kind: OpKind }>).kind;
+  return kind !== undefined && kind <= OpKind.Incr;
 }
 
 function refuse(c: DispatchClient, e: RespError, silent: boolean): void {
