@@ -138,6 +138,12 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   if (hook.afterActive && (spec.flagBits & kFlagWrite) !== 0) hook.after(db, spec, argv);
   if (hook.active) {
     report(hook, db, spec, argv, result, undefined, probe, c.id);
+    const fence = c.server.tracker.takeFence(c.id);
+    if (fence !== undefined) {
+      const slot = c.replies.open(silent, c.proto);
+      slot.after = c.server.tracker.takeHeld(c.id);
+      return afterFence(c, slot, result, fence);
+    }
     c.replies.done(result, silent, c.proto);
     const own = c.server.tracker.takeHeld(c.id);
     if (own !== undefined) for (const f of own) c.replies.done(f, false, c.proto);
@@ -173,9 +179,24 @@ function completed(c: DispatchClient, slot: ReplySlot, value: Reply, spec: Comma
     report(hook, db, spec, argv, value, pending?.note, probe, c.id);
     // its own invalidations (EXEC's and a script's too) go right behind its reply, as in Redis 7.0
     slot.after = c.server.tracker.takeHeld(c.id);
+    const fence = c.server.tracker.takeFence(c.id);
+    if (fence !== undefined) return afterFence(c, slot, value, fence);
   }
   c.replies.fill(slot, value);
   c.replied();
+}
+
+/**
+ * CLIENT TRACKING: a tracking client on another worker thread had to be told of this write
+ * (tracker.ts publish): the reply leaves once that worker has queued the invalidation to it, as
+ * Redis sends it before the writer's reply. The bus gives up on a worker after 1 s.
+ */
+function afterFence(c: DispatchClient, slot: ReplySlot, value: Reply, fence: PromiseLike<unknown>): void {
+  const release = (): void => {
+    c.replies.fill(slot, value);
+    c.replied();
+  };
+  fence.then(release, release);
 }
 
 /** To the hook, with the keys' presence once the probe (queued first, so normally settled) answered. */

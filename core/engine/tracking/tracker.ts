@@ -14,7 +14,7 @@
  */
 import { BroadcastChannel } from 'node:worker_threads';
 import type { MessageBus, Subscriber } from '../../bus/bus';
-import { interestKey } from '../../bus/interest';
+import { interestKey, kBusReconnected } from '../../bus/interest';
 import { ReplyWriter } from '../../../protocol/writer';
 import { Raw, RespPush, writeReply, type Reply } from '../reply';
 import { keysOf, type CommandSpec } from '../commands/spec';
@@ -78,6 +78,12 @@ export class Tracker implements Subscriber {
    * settle in between.
    */
   private readonly held = new Map<number, Raw[]>();
+  /**
+   * By writer id: settles once every other worker of the process holding a tracking client has
+   * delivered the invalidations this writer's command published (the bus's counted publish):
+   * dispatch holds the command's reply until then (takeFence). Only while another worker tracks.
+   */
+  private readonly fences = new Map<number, PromiseLike<unknown>>();
 
   constructor(private readonly hook: WriteHook, private readonly bus: MessageBus,
     private readonly clients: ReadonlyMap<number, TrackedClient>, private readonly workerIndex: number,
@@ -85,6 +91,7 @@ export class Tracker implements Subscriber {
     this.table = new TrackingTable(perWorker(limit, workers));
     bus.hide(interestKey('s', kKeysChannel));
     bus.hide(interestKey('s', kFlushChannel));
+    bus.hide(interestKey('s', kBusReconnected));
     bus.watchInterest(interestKey('s', kKeysChannel), (others) => {
       this.othersWant = others;
       this.update();
@@ -166,13 +173,15 @@ export class Tracker implements Subscriber {
     }
     if (here && !this.subscribed) {
       this.subscribed = true;
-      return Promise.all([this.bus.subscribe('s', kKeysChannel, this), this.bus.subscribe('s', kFlushChannel, this)]).then(() => undefined);
+      return Promise.all([this.bus.subscribe('s', kKeysChannel, this), this.bus.subscribe('s', kFlushChannel, this),
+        this.bus.subscribe('s', kBusReconnected, this)]).then(() => undefined);
     }
     if (!here && this.subscribed) {
       // every id left in the table is of a client that stopped tracking: nothing to send it
       this.subscribed = false;
       this.bus.unsubscribe('s', kKeysChannel, this);
       this.bus.unsubscribe('s', kFlushChannel, this);
+      this.bus.unsubscribe('s', kBusReconnected, this);
       this.table.clear();
     }
     return undefined;
@@ -240,23 +249,61 @@ export class Tracker implements Subscriber {
 
   private swapSeen = false;
 
+  /**
+   * To the other workers and instances. Another worker of this process holding a tracking client
+   * answers once it has queued the invalidation to its clients (publishCounted): the writer's reply
+   * waits for that answer (Redis's order, invalidation before the writer's ack). With nobody
+   * tracking on another worker, the bus's view has no holder and this is a plain publish.
+   */
   private publish(channel: Buffer, message: Buffer): void {
     if (!this.othersWant) return;
     this.publishing = true;
+    let delivered: number | PromiseLike<number>;
     try {
-      this.bus.publish(channel, message, true);
+      delivered = this.bus.publishCounted(channel, message, true);
     } finally {
       this.publishing = false;
     }
+    const by = this.hook.writer;
+    if (typeof delivered === 'number' || by === 0) return;
+    const was = this.fences.get(by);
+    this.fences.set(by, was === undefined ? delivered : Promise.all([was, delivered]));
   }
 
-  /** The bus: another worker's or instance's committed write. */
+  /** What the reply of client id's command just reported must wait for (dispatch, after hook.command); undefined: nothing. */
+  takeFence(id: number): PromiseLike<unknown> | undefined {
+    if (this.fences.size === 0) return undefined;
+    const f = this.fences.get(id);
+    if (f !== undefined) this.fences.delete(id);
+    return f;
+  }
+
+  /**
+   * The bus: another worker's or instance's committed write. The clients told are written to at
+   * once, before the bus answers the writer's worker (right after this returns), which then sends
+   * the writer's reply: the invalidation reaches the socket first even if this thread is
+   * descheduled between the two (with the flush left to the end of the turn, 5 of 40 writers in
+   * test/e2e/tracking.test.ts had their reply first on a loaded machine).
+   */
   deliver(_kind: 'm' | 's', channel: Buffer, message: Buffer): boolean {
     if (this.publishing) return true;
-    if (channel.equals(kFlushChannel)) this.flushed(message.equals(kFlushAll));
-    else this.invalidate(message, 0);
+    const told: TrackedClient[] = [];
+    this.told = told;
+    try {
+      if (channel.equals(kFlushChannel)) this.flushed(message.equals(kFlushAll));
+      // the bus's link to the other instances was down: their invalidations meanwhile were lost, so
+      // every tracking client flushes everything (a null invalidation), as after a FLUSHALL
+      else if (channel.equals(kBusReconnected)) this.flushed(false);
+      else this.invalidate(message, 0);
+    } finally {
+      this.told = undefined;
+    }
+    for (let i = 0; i < told.length; i++) told[i].flush();
     return true;
   }
+
+  /** clients pushed to while a bus message is delivered (deliver) */
+  private told: TrackedClient[] | undefined = undefined;
 
   /** Redis's trackingInvalidateKey: the key's readers (not NOLOOP's writer itself), and BCAST prefixes. */
   private invalidate(key: Buffer, by: number): void {
@@ -335,7 +382,10 @@ export class Tracker implements Subscriber {
    * command's reply (Redis 7.0's tracking_pending_keys), not behind commands pipelined after it.
    */
   private push(r: TrackedClient, frame: Raw): void {
-    if (r.id !== this.hook.writer) return void r.pushFrame(frame);
+    if (r.id !== this.hook.writer) {
+      if (r.pushFrame(frame)) this.told?.push(r);
+      return;
+    }
     const h = this.held.get(r.id);
     if (h === undefined) this.held.set(r.id, [frame]);
     else h.push(frame);
@@ -395,6 +445,7 @@ export class Tracker implements Subscriber {
   closed(c: TrackedClient): void {
     this.disable(c);
     this.held.delete(c.id);
+    this.fences.delete(c.id);
     if (this.targets.delete(c.id)) {
       this.redirects.postMessage({ gone: c.id } satisfies RedirectMessage);
       this.departed.add(c.id);
