@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { BasicClientSideCache, createClient } from 'redis';
 import { encode, RawClient, type Value } from './resp-client';
 import { twoInstances } from './two-instances';
+import { withPg } from '../support/pg';
 
 const two = twoInstances('tracking_two', ['--workers', '2', '--storage-mode', 'unlogged']);
 
@@ -125,6 +126,23 @@ describe('CLIENT TRACKING across workers and instances', () => {
       assert.equal(late, 0, `${late} of 40 writers had their reply before the reader on the other worker had its invalidation`);
     } finally {
       for (const c of opened) c.close();
+    }
+  });
+
+  it('the bus link to the other instances lost and back: every tracking client gets a null invalidation', async () => {
+    const c = await resp3(two.a.port, 'on');
+    const admin = await RawClient.connect(two.a.port);
+    try {
+      assert.equal(await c.call('GET', 'rc:k'), null);
+      const runId = /run_id:([0-9a-f]+)/.exec(String(await admin.call('INFO', 'server')))![1]!;
+      const killed = await withPg(async (pg) => (await pg.query(
+        `SELECT pg_terminate_backend(pid) AS ok FROM "${two.schema}".bus_instances WHERE instance = $1`, [runId.slice(0, 16)])).rows.length);
+      assert.equal(killed, 1);
+      // what the other instance wrote while the link was down was not seen here: flush everything
+      assert.deepEqual(await c.read(1, 15000), [{ push: ['invalidate', null] }]);
+    } finally {
+      c.close();
+      admin.close();
     }
   });
 
