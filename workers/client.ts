@@ -34,6 +34,11 @@ const native = loadNative();
 const kMaxPendingSlots = 4096;
 /** Pause reading while this much output waits in the socket (1 MiB ≈ 1000 1 KiB replies). */
 const kOutputHighWater = 1024 * 1024;
+/**
+ * At most this much of a chunk's encoded replies waits for a lane read behind them (holdForLane):
+ * 16 pipelined 1 KiB GETs are 17 KB; a larger backlog goes out at once.
+ */
+const kHoldMax = 256 * 1024;
 
 export class Client implements DispatchClient {
   name = '';
@@ -183,8 +188,21 @@ export class Client implements DispatchClient {
       this.replies.done(new RespError(`ERR ${err}`), false, this.proto);
       this.closeAfterReply();
     }
-    this.flush();
+    if (!this.holdForLane()) this.flush();
     this.checkBackpressure();
+  }
+
+  /**
+   * The chunk's replies known at once (read-cache hits, PING) that come before a GET/SET/INCR
+   * still waiting for its lane wait for it and leave in the same write (replied() flushes
+   * everything when it answers, one round trip later at most). Sent alone, a `-P 16` pipeline
+   * with hits ahead of its first miss cost two sends: with the cache on, GET at `-c 50 -P 16
+   * -d 1024` ran at 0.87× of the cache off (docs/cache.md). Never behind a blocked pop, a script
+   * or a transaction (ReplyQueue.headOnLane), nor while closing.
+   */
+  private holdForLane(): boolean {
+    const n = this.writer.length;
+    return n > 0 && n < kHoldMax && !this.closingNow && this.replies.headOnLane;
   }
 
   private readonly onCommand = (argv: Buffer[]): void => dispatch(this, argv);

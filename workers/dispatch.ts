@@ -13,6 +13,7 @@ import { Err } from '../core/engine/resp-errors';
 import { RespError, isPromise, type Reply } from '../core/engine/reply';
 import type { CommandSpec, RunResult } from '../core/engine/commands/spec';
 import { PendingReply } from '../core/engine/pending-reply';
+import { OpKind } from '../core/engine/ops';
 import type { Session } from '../core/engine/session';
 import { kTransactionControl } from '../core/engine/commands/transactions';
 import { kFlagNoAuth, kFlagNoMulti, kFlagWrite } from '../core/engine/commands/flags';
@@ -118,7 +119,7 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   const silent = c.replyOff || skipThis;
   if (result instanceof PendingReply) {
     if (!result.done) {
-      const slot = c.replies.open(silent, c.proto);
+      const slot = c.replies.open(silent, c.proto, isShortOp(result));
       const pending = result;
       result.listener = (v) => completed(c, slot, v, spec, started, db, argv, pending, probe);
       return;
@@ -137,12 +138,29 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   if (hook.afterActive && (spec.flagBits & kFlagWrite) !== 0) hook.after(db, spec, argv);
   if (hook.active) {
     report(hook, db, spec, argv, result, undefined, probe, c.id);
+    const fence = c.server.tracker.takeFence(c.id);
+    if (fence !== undefined) {
+      const slot = c.replies.open(silent, c.proto);
+      slot.after = c.server.tracker.takeHeld(c.id);
+      return afterFence(c, slot, result, fence);
+    }
     c.replies.done(result, silent, c.proto);
     const own = c.server.tracker.takeHeld(c.id);
     if (own !== undefined) for (const f of own) c.replies.done(f, false, c.proto);
     return;
   }
   c.replies.done(result, silent, c.proto);
+}
+
+/**
+ * A GET/MGET, plain SET/MSET or INCR on the client's lane: one statement of a run, answered in one
+ * Postgres round trip (or at once when Postgres is down). Replies before it may wait for it
+ * (ReplyQueue.headOnLane); a blocked pop's or XREAD BLOCK's PendingReply, a StmtOp (KEYS, FLUSHALL)
+ * or a transaction may take long, so nothing waits for those.
+ */
+function isShortOp(r: PendingReply): boolean {
+  const kind = (r as Partial<{ kind: OpKind }>).kind;
+  return kind !== undefined && kind <= OpKind.Incr;
 }
 
 function refuse(c: DispatchClient, e: RespError, silent: boolean): void {
@@ -161,19 +179,29 @@ function completed(c: DispatchClient, slot: ReplySlot, value: Reply, spec: Comma
     report(hook, db, spec, argv, value, pending?.note, probe, c.id, pending);
     // its own invalidations (EXEC's and a script's too) go right behind its reply, as in Redis 7.0
     slot.after = c.server.tracker.takeHeld(c.id);
-    // a push that woke blocked clients answers once they were served (docs/blocking.md)
+    // a push that woke blocked clients answers once they were served (docs/blocking.md), and a
+    // write seen by tracking clients of other workers once their invalidations were written
     const hold = hook.replyHold(c.id);
-    if (hold !== undefined) {
-      const fill = (): void => {
-        c.replies.fill(slot, value);
-        c.replied();
-      };
-      void hold.then(fill, fill);
-      return;
+    const fence = c.server.tracker.takeFence(c.id);
+    if (hold !== undefined || fence !== undefined) {
+      return afterFence(c, slot, value, hold === undefined ? fence! : fence === undefined ? hold : Promise.all([hold, fence]));
     }
   }
   c.replies.fill(slot, value);
   c.replied();
+}
+
+/**
+ * The reply waits for what Redis does before it: blocked clients the write served (the hold
+ * settles once they were), and CLIENT TRACKING invalidations for tracking clients on another
+ * worker thread (tracker.ts publish: that worker has queued them; the bus gives up after 1 s).
+ */
+function afterFence(c: DispatchClient, slot: ReplySlot, value: Reply, fence: PromiseLike<unknown>): void {
+  const release = (): void => {
+    c.replies.fill(slot, value);
+    c.replied();
+  };
+  fence.then(release, release);
 }
 
 /** To the hook, with the keys' presence once the probe (queued first, so normally settled) answered. */

@@ -10,6 +10,22 @@ function setup(): { q: ReplyQueue; out: () => string } {
 }
 
 describe('ReplyQueue', () => {
+  it('headOnLane: the oldest reply owed is a lane round trip (the client may hold what is encoded for it), not a blocked command', () => {
+    const { q, out } = setup();
+    assert.equal(q.headOnLane, false);
+    q.done('hit', false, 2);
+    const miss = q.open(false, 2, true);
+    assert.equal(q.headOnLane, true);
+    const blocked = q.open(false, 2);
+    q.fill(miss, 'row');
+    q.drain();
+    assert.equal(q.headOnLane, false, 'a BLPOP-like slot at the head: nothing may wait for it');
+    q.fill(blocked, 'popped');
+    q.drain();
+    assert.equal(q.headOnLane, false);
+    assert.equal(out(), '$3\r\nhit\r\n$3\r\nrow\r\n$6\r\npopped\r\n');
+  });
+
   it('writes a reply known at once straight away while nothing waits', () => {
     const { q, out } = setup();
     q.done(1, false, 2);

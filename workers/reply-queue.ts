@@ -17,9 +17,11 @@ export class ReplySlot {
   drained: (() => void) | undefined = undefined;
   /**
    * silent: CLIENT REPLY OFF/SKIP; proto: the protocol when the command ran (a later HELLO must
-   * not change how earlier replies encode)
+   * not change how earlier replies encode); lane: filled by one short Postgres round trip of the
+   * client's lane (dispatch's isShortOp), not by something that may wait without bound (BLPOP,
+   * WAIT, a script, CLIENT PAUSE)
    */
-  constructor(readonly silent: boolean, readonly proto: 2 | 3) {}
+  constructor(readonly silent: boolean, readonly proto: 2 | 3, readonly lane = false) {}
 }
 
 /** Past this many spent slots at the head (and half the array), they are cut off. */
@@ -49,6 +51,14 @@ export class ReplyQueue {
     });
   }
 
+  /**
+   * The oldest reply still owed waits for a lane round trip: the replies already encoded (all
+   * from before it) can wait for it and leave in one write with it (Client.flushChunk).
+   */
+  get headOnLane(): boolean {
+    return this.head < this.slots.length && !this.slots[this.head].done && this.slots[this.head].lane;
+  }
+
   /** A reply known now. */
   done(value: Reply, silent: boolean, proto: 2 | 3): void {
     if (this.head === this.slots.length) {
@@ -65,8 +75,8 @@ export class ReplyQueue {
   }
 
   /** A slot for a reply that comes later; fill() it, then drain(). */
-  open(silent: boolean, proto: 2 | 3): ReplySlot {
-    const slot = new ReplySlot(silent, proto);
+  open(silent: boolean, proto: 2 | 3, lane = false): ReplySlot {
+    const slot = new ReplySlot(silent, proto, lane);
     this.slots.push(slot);
     return slot;
   }

@@ -12,7 +12,9 @@
  */
 import { globMatch } from '../engine/glob';
 import type { BusItem } from './codec';
-import { PatternSet } from './interest';
+import { interestKey, kBusReconnected, PatternSet } from './interest';
+
+const kReconnectedKey = interestKey('s', kBusReconnected);
 import { itemsFromWire, itemsToWire, type BusToHub, type HubToBus, type ScriptKind, type ViewEntry } from './messages';
 
 export interface HubPort {
@@ -214,7 +216,8 @@ export class BusHub {
   }
 
   /** Every blocked client of this process re-checks its key: a push on another instance while
-   * the link was down woke nobody here. */
+   * the link was down woke nobody here. And the workers holding kBusReconnected (CLIENT TRACKING)
+   * hear that messages may have been lost. */
   private wakeAll(): void {
     const items: BusItem[] = [];
     for (const key of this.counts.keys()) {
@@ -222,6 +225,7 @@ export class BusHub {
       const colon = key.indexOf(':');
       items.push({ kind: 'w', db: Number(key.slice(1, colon)), a: Buffer.from(key.slice(colon + 1), 'latin1'), b: Buffer.alloc(0) });
     }
+    if (this.counts.has(kReconnectedKey)) items.push({ kind: 's', db: 0, a: kBusReconnected, b: Buffer.alloc(0) });
     if (items.length > 0) this.fromRemote(items);
   }
 

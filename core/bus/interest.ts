@@ -9,6 +9,13 @@ import { globMatch } from '../engine/glob';
 
 export type InterestKind = 'c' | 'p' | 's';
 
+/**
+ * A shard channel of the server's own: when the link to the other instances comes back after a
+ * loss, the hub sends an empty message on it to this process's workers that hold it (what other
+ * instances published meanwhile is lost). CLIENT TRACKING holds it (tracker.ts).
+ */
+export const kBusReconnected = Buffer.from('\0postresp:bus-reconnected');
+
 export function interestKey(kind: InterestKind, name: Buffer): string {
   return kind + name.toString('latin1');
 }

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Read cache (docs/cache.md): PostRESP --cache exclusive vs --cache off vs redis-server, alternating redis-benchmark runs;
-usage: bench.py TREE reps 'name|prefill-args|bench-args' ... ; env CACHE_MEM (default 64mb)"""
+usage: bench.py TREE reps 'name|prefill-args|bench-args' ... ; env CACHE_MEM (default 64mb), PORT_BASE (default 27411:
+on, off, redis-server on three ports from it), OUT (default /tmp/i17: data dirs and logs)"""
 import os, subprocess, sys, time, re, statistics, signal
 tree = sys.argv[1]; reps = int(sys.argv[2]); cases = [c.split('|') for c in sys.argv[3:]]
 mem = os.environ.get('CACHE_MEM', '64mb')
+base = int(os.environ.get('PORT_BASE', '27411'))
+out = os.environ.get('OUT', '/tmp/i17')
+os.makedirs(out, exist_ok=True)
 tck = os.sysconf('SC_CLK_TCK')
 def cpu(pid):
     try:
@@ -25,15 +29,15 @@ def pg_pids(pid):
     for pm in pms: pids += children(pm)
     return pids
 servers = {}
-for name, port, extra in (('on', 27411, ['--cache', 'exclusive', '--cache-max-memory', mem]), ('off', 27412, ['--cache', 'off'])):
-    d = f'/tmp/i17/pg-{name}'
+for name, port, extra in (('on', base, ['--cache', 'exclusive', '--cache-max-memory', mem]), ('off', base + 1, ['--cache', 'off'])):
+    d = f'{out}/pg-{name}'
     subprocess.run(['rm', '-rf', d])
-    log = open(f'/tmp/i17/{name}.log', 'w')
+    log = open(f'{out}/{name}.log', 'w')
     p = subprocess.Popen(['node', f'{tree}/dist/core/primary/main.js', '--port', str(port), '--storage-mode', 'unlogged', '--data-dir', d] + extra,
                          stdout=log, stderr=subprocess.STDOUT, cwd=tree, start_new_session=True)
     servers[name] = (p, port)
-rp = subprocess.Popen(['redis-server', '--port', '27413', '--save', '', '--appendonly', 'no'], stdout=subprocess.DEVNULL, start_new_session=True)
-servers['redis'] = (rp, 27413)
+rp = subprocess.Popen(['redis-server', '--port', str(base + 2), '--save', '', '--appendonly', 'no'], stdout=subprocess.DEVNULL, start_new_session=True)
+servers['redis'] = (rp, base + 2)
 for name, (p, port) in servers.items():
     for _ in range(120):
         if subprocess.run(['redis-cli', '-p', str(port), 'ping'], capture_output=True, text=True).stdout.strip() == 'PONG': break
@@ -49,7 +53,7 @@ try:
                 subprocess.run(['redis-cli', '-p', str(port), 'flushall'], capture_output=True)
                 bench(port, prefill)
         def hm():
-            t = subprocess.run(['redis-cli', '-p', '27411', 'info', 'cache'], capture_output=True, text=True).stdout
+            t = subprocess.run(['redis-cli', '-p', str(base), 'info', 'cache'], capture_output=True, text=True).stdout
             g = lambda k: int(re.search(k + r':(\d+)', t).group(1)) if re.search(k + r':(\d+)', t) else 0
             return g('cache_hits'), g('cache_misses'), g('cache_rejected'), g('cache_entries')
         h0 = hm()

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { RawClient, type Value } from './resp-client';
+import { encode, RawClient, type Value } from './resp-client';
 import { startServer, uniqueSchema, type RunningServer } from './start-server';
 import { withPg } from '../support/pg';
 
@@ -145,6 +145,27 @@ describe('read cache', () => {
       writer.close();
     });
   }
+
+  it('pipelined: hits ahead of a miss leave with it in order; nothing waits for a blocked BLPOP', async () => {
+    const c = await RawClient.connect(a.port);
+    const other = await RawClient.connect(a.port);
+    try {
+      await c.call('SET', 'pl:a', '1');
+      await c.call('GET', 'pl:a');
+      const hits = (await cacheInfo(a.port)).cache_hits;
+      c.send(Buffer.concat([encode('GET', 'pl:a'), encode('PING'), encode('GET', 'pl:none'), encode('GET', 'pl:a'), encode('MGET', 'pl:a', 'pl:none')]));
+      assert.deepEqual(await c.read(5), ['1', 'PONG', null, '1', ['1', null]]);
+      assert.ok((await cacheInfo(a.port)).cache_hits >= hits + 2, 'the GETs of pl:a were hits');
+      // the replies ahead of a blocked command are not held for it (Client.holdForLane)
+      c.send(Buffer.concat([encode('PING'), encode('GET', 'pl:a'), encode('BLPOP', 'pl:list', '0')]));
+      assert.deepEqual(await c.read(2, 3000), ['PONG', '1']);
+      await other.call('LPUSH', 'pl:list', 'x');
+      assert.deepEqual(await c.read(1), [['pl:list', 'x']]);
+    } finally {
+      c.close();
+      other.close();
+    }
+  });
 
   it('sees MULTI/EXEC from another client', async () => {
     const reader = await RawClient.connect(a.port);

@@ -8,8 +8,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BasicClientSideCache, createClient } from 'redis';
-import { RawClient, type Value } from './resp-client';
+import { encode, RawClient, type Value } from './resp-client';
 import { twoInstances } from './two-instances';
+import { withPg } from '../support/pg';
 
 const two = twoInstances('tracking_two', ['--workers', '2', '--storage-mode', 'unlogged']);
 
@@ -28,6 +29,27 @@ async function clientsOnTwoWorkers(port: number): Promise<[RawClient, RawClient,
   const second = await RawClient.connect(port);
   opened.push(first, second);
   return [first, second, opened];
+}
+
+/**
+ * Two connections on different worker threads, checked: DEBUG SLEEP on one stops only its worker,
+ * so the other answers a PING meanwhile (connections are dealt to the worker with the fewest, and
+ * closed ones of an earlier test may not have been counted out yet).
+ */
+async function onTwoWorkers(port: number): Promise<[RawClient, RawClient, RawClient[]]> {
+  const opened = [await RawClient.connect(port)];
+  for (let i = 0; i < 6; i++) {
+    const next = await RawClient.connect(port);
+    opened.push(next);
+    opened[0].send(encode('DEBUG', 'SLEEP', '0.3'));
+    const t0 = Date.now();
+    await next.call('PING');
+    const apart = Date.now() - t0 < 250;
+    await opened[0].read(1);
+    if (apart) return [opened[0], next, opened];
+  }
+  for (const c of opened) c.close();
+  throw new Error('no two connections on different workers');
 }
 
 describe('CLIENT TRACKING across workers and instances', () => {
@@ -79,6 +101,48 @@ describe('CLIENT TRACKING across workers and instances', () => {
       assert.deepEqual(info.map[0], ['flags', { set: ['on', 'broken_redirect'] }]);
     } finally {
       for (const c of [...opened, writer]) c.close();
+    }
+  });
+
+  it('a tracking client on the other worker has its invalidation before the writer has its reply (Redis order)', async () => {
+    const [reader, writer, opened] = await onTwoWorkers(two.a.port);
+    try {
+      await reader.call('HELLO', '3');
+      assert.equal(await reader.call('CLIENT', 'TRACKING', 'on'), 'OK');
+      let late = 0;
+      for (let i = 0; i < 40; i++) {
+        const key = `order:${i}`;
+        assert.equal(await reader.call('GET', key), null);
+        const had = reader.raw.length;
+        writer.send(encode('SET', key, 'v'));
+        assert.deepEqual(await writer.read(1), ['OK']);
+        // a push the server sent before the writer's reply is in this process's socket buffer
+        // now: the next poll phase of the event loop (two setImmediates on) has read it
+        await new Promise(setImmediate);
+        await new Promise(setImmediate);
+        if (reader.raw.length === had) late++;
+        assert.deepEqual(await reader.read(1), [{ push: ['invalidate', [key]] }]);
+      }
+      assert.equal(late, 0, `${late} of 40 writers had their reply before the reader on the other worker had its invalidation`);
+    } finally {
+      for (const c of opened) c.close();
+    }
+  });
+
+  it('the bus link to the other instances lost and back: every tracking client gets a null invalidation', async () => {
+    const c = await resp3(two.a.port, 'on');
+    const admin = await RawClient.connect(two.a.port);
+    try {
+      assert.equal(await c.call('GET', 'rc:k'), null);
+      const runId = /run_id:([0-9a-f]+)/.exec(String(await admin.call('INFO', 'server')))![1]!;
+      const killed = await withPg(async (pg) => (await pg.query(
+        `SELECT pg_terminate_backend(pid) AS ok FROM "${two.schema}".bus_instances WHERE instance = $1`, [runId.slice(0, 16)])).rows.length);
+      assert.equal(killed, 1);
+      // what the other instance wrote while the link was down was not seen here: flush everything
+      assert.deepEqual(await c.read(1, 15000), [{ push: ['invalidate', null] }]);
+    } finally {
+      c.close();
+      admin.close();
     }
   });
 

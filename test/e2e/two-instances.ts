@@ -6,11 +6,11 @@ import { after, before } from 'node:test';
 import { startServer, uniqueSchema, type RunningServer } from './start-server';
 import { withPg } from '../support/pg';
 
-export interface Pair { a: RunningServer; b: RunningServer }
+export interface Pair { a: RunningServer; b: RunningServer; schema: string }
 
 export function twoInstances(prefix: string, args: string[]): Pair {
   const schema = uniqueSchema(prefix);
-  const pair = {} as Pair;
+  const pair = { schema } as Pair;
   before(async () => {
     pair.a = await startServer(args, { schema });
     pair.b = await startServer(args, { schema });

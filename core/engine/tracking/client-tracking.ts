@@ -38,4 +38,6 @@ export interface TrackedClient {
   readonly closing: boolean;
   /** a push frame behind the replies still owed, as pub/sub messages go (false: it closed) */
   pushFrame(frame: Raw): boolean;
+  /** writes what is encoded now, not at the end of the turn (an invalidation from another worker: tracker.ts deliver) */
+  flush(): void;
 }
