@@ -18,6 +18,11 @@ export const kScriptingSql = {
     text: `DELETE FROM kv k USING unnest($1::int2[], $2::bytea[]) AS t(db, key)
       WHERE k.db = t.db AND k.key = t.key AND k.type = ${kWatchMark} AND k.card = 0 AND k.version = txid_current()`,
   },
+  /** a batch's first statement (workers/storage/script-batch.ts) */
+  batchBegin: call('script_batch_begin', 'lib_version, placed, unknown', 'int2[]', 'bytea[]', 'int8', 'int4', 'text[]', 'text[]', 'bytea[]'),
+  /** a batched call's first write, and its end: the session-level "written" marker (./functions.ts) */
+  callWrote: { text: 'SELECT script_call_wrote()' },
+  callUnwrote: { text: 'SELECT script_call_unwrote()' },
   /** with the call's first write, in its pipeline: other instances' KILL now answer UNKILLABLE */
   wrote: { text: 'SELECT script_wrote()' },
   /** SCRIPT/FUNCTION KILL: the calls running on any instance (kind 1 EVAL, 2 FCALL; written; its transaction) */
