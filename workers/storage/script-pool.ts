@@ -104,21 +104,22 @@ export class ScriptPool {
   /** Runs batches from the queue on c until the queue is empty, then parks c. */
   private async serve(c: NativePgConnection): Promise<void> {
     for (let batch = this.take(); batch.length > 0 && !c.closed && !this.closed; batch = this.take()) {
-      if (batch.length === 1) {
-        const call = batch[0];
-        let out: unknown;
-        try {
-          out = await this.attempts(c, call.req, call.body);
-        } catch (e) {
-          out = errorReply(e as Error);
-        }
-        this.stats.calls++;
-        call.resolve(out);
-      } else {
-        await this.batch(c, batch);
-      }
+      if (batch.length === 1) await this.alone(c, batch[0]);
+      else await this.batch(c, batch);
     }
     this.release(c);
+  }
+
+  /** One call in a transaction of its own. */
+  private async alone(conn: NativePgConnection, call: QueuedCall): Promise<void> {
+    let out: unknown;
+    try {
+      out = await this.attempts(conn, call.req, call.body);
+    } catch (e) {
+      out = errorReply(e as Error);
+    }
+    this.stats.calls++;
+    call.resolve(out);
   }
 
   /** The first queued call and the calls of its kind that may share its transaction behind it. */
@@ -142,16 +143,7 @@ export class ScriptPool {
       }
       if (out.kind !== 'committed') {
         // not a serialization failure: each call again alone, so only the one that meets the error answers it
-        for (const call of calls) {
-          let v: unknown;
-          try {
-            v = await this.attempts(conn, call.req, call.body);
-          } catch (e) {
-            v = errorReply(e as Error);
-          }
-          this.stats.calls++;
-          call.resolve(v);
-        }
+        for (const call of calls) await this.alone(conn, call);
         return;
       }
       this.stats.batches++;

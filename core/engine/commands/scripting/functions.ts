@@ -34,6 +34,19 @@ export function scriptLockClass(schema: string): number {
 
 export function scriptingFunctions(s: string): string[] {
   const cls = scriptLockClass(s);
+  // each of (p_dbs, p_keys) locked, or a placeholder made (counted in `placed`), in (db, key) order
+  const lockKeys = `FOR w IN SELECT DISTINCT t.db, t.key FROM unnest(p_dbs, p_keys) AS t(db, key) ORDER BY t.db, t.key LOOP
+         LOOP
+           PERFORM 1 FROM ${s}.kv k WHERE k.db = w.db AND k.key = w.key FOR UPDATE;
+           EXIT WHEN FOUND;
+           INSERT INTO ${s}.kv (db, key, type, expires_at, card, version)
+             VALUES (w.db, w.key, ${kWatchMark}, -p_now, 0, txid_current()) ON CONFLICT (db, key) DO NOTHING;
+           IF FOUND THEN
+             placed := placed + 1;
+             EXIT;
+           END IF;
+         END LOOP;
+       END LOOP;`;
   return [
     `CREATE OR REPLACE FUNCTION ${s}.script_begin(p_dbs int2[], p_keys bytea[], p_now int8, p_sha text, p_body bytea,
        OUT lib_version int8, OUT placed int4, OUT known bool)
@@ -48,18 +61,7 @@ export function scriptingFunctions(s: string): string[] {
        END IF;
        PERFORM pg_advisory_xact_lock_shared(${cls}, CASE WHEN p_sha IS NULL THEN 2 ELSE 1 END);
        -- (db, key) order, like every multi-row writer: two scripts on the same keys never deadlock
-       FOR w IN SELECT DISTINCT t.db, t.key FROM unnest(p_dbs, p_keys) AS t(db, key) ORDER BY t.db, t.key LOOP
-         LOOP
-           PERFORM 1 FROM ${s}.kv k WHERE k.db = w.db AND k.key = w.key FOR UPDATE;
-           EXIT WHEN FOUND;
-           INSERT INTO ${s}.kv (db, key, type, expires_at, card, version)
-             VALUES (w.db, w.key, ${kWatchMark}, -p_now, 0, txid_current()) ON CONFLICT (db, key) DO NOTHING;
-           IF FOUND THEN
-             placed := placed + 1;
-             EXIT;
-           END IF;
-         END LOOP;
-       END LOOP;
+       ${lockKeys}
        IF p_body IS NOT NULL THEN
          INSERT INTO ${s}.scripts (sha, body) VALUES (p_sha, p_body) ON CONFLICT (sha) DO NOTHING;
        END IF;
@@ -80,18 +82,7 @@ export function scriptingFunctions(s: string): string[] {
        unknown := coalesce((SELECT bit_or(1 << (t.i - 1)::int4) FROM unnest(p_checks) WITH ORDINALITY AS t(sha, i)
                              WHERE NOT EXISTS (SELECT 1 FROM ${s}.scripts sc WHERE sc.sha = t.sha)), 0);
        PERFORM pg_advisory_xact_lock_shared(${cls}, p_kind);
-       FOR w IN SELECT DISTINCT t.db, t.key FROM unnest(p_dbs, p_keys) AS t(db, key) ORDER BY t.db, t.key LOOP
-         LOOP
-           PERFORM 1 FROM ${s}.kv k WHERE k.db = w.db AND k.key = w.key FOR UPDATE;
-           EXIT WHEN FOUND;
-           INSERT INTO ${s}.kv (db, key, type, expires_at, card, version)
-             VALUES (w.db, w.key, ${kWatchMark}, -p_now, 0, txid_current()) ON CONFLICT (db, key) DO NOTHING;
-           IF FOUND THEN
-             placed := placed + 1;
-             EXIT;
-           END IF;
-         END LOOP;
-       END LOOP;
+       ${lockKeys}
        INSERT INTO ${s}.scripts (sha, body)
          SELECT DISTINCT ON (t.sha) t.sha, t.body FROM unnest(p_store_shas, p_store_bodies) AS t(sha, body)
          ON CONFLICT (sha) DO NOTHING;
