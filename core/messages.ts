@@ -93,7 +93,7 @@ export interface WorkerStats {
   cpuUser: number;
   cpuSys: number;
   /** EVAL/FCALL transactions (workers/storage/script-pool.ts); absent before the first stats snapshot */
-  scripts?: { calls: number; retries: number; lockRestarts: number };
+  scripts?: { calls: number; retries: number; lockRestarts: number; batchedCalls: number; batches: number };
   /** CLIENT TRACKING (core/engine/tracking/tracker.ts); absent before the first stats snapshot */
   tracking?: import('./engine/tracking/tracker').TrackingStats;
   /** the read cache (absent with --cache off) */

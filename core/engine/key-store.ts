@@ -38,6 +38,31 @@ export interface AtomicRequest {
   /** sent once, in one pipeline with the call's first write (scripting's script_wrote: marks the
    * call as having written, for SCRIPT KILL on other instances) */
   wrote?: Statement;
+  /** set: the call may share one transaction with other queued calls of its kind (a batch,
+   * workers/storage/script-batch.ts); what the batch's first statement needs of it */
+  share?: AtomicShare;
+}
+
+/** A script or function call's part in a batch's first statement and its kill markers. */
+export interface AtomicShare {
+  /** 1 EVAL, 2 FCALL: calls of one kind share a transaction (SCRIPT KILL tells them apart by it) */
+  kind: 1 | 2;
+  db: number;
+  keys: Buffer[];
+  /** EVAL: the body to store */
+  store?: { sha: string; body: Buffer };
+  /** EVALSHA: the sha whose presence the batch checks (its row's `known`) */
+  check?: string;
+  stmts: {
+    /** script_batch_begin: (dbs, keys, now, kind, checks, store shas, store bodies) → lib_version, placed, unknown */
+    begin: Statement;
+    /** the call's first write takes the session-level "written" marker … */
+    wrote: Statement;
+    /** … given back when the call ends (the batch's next call has not written) */
+    unwrote: Statement;
+    /** before COMMIT when placeholders were made: (dbs, keys) */
+    end: Statement;
+  };
 }
 
 /** What the body of a call's transaction gets, once per attempt. */
@@ -50,6 +75,9 @@ export interface AtomicRun {
   readonly attempt: number;
   /** the call is about to write: the request's `wrote` statement goes with the next statement */
   markWritten(): void;
+  /** no later call joins this transaction (a SCRIPT KILL stopped this one: the KILL waits for
+   * the transaction to end) */
+  endBatch(): void;
 }
 
 export interface KeyStore {

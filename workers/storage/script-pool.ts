@@ -13,6 +13,11 @@
  * A restart before the body ran (the begin statement waited on a declared key's row lock, and the
  * row changed after this transaction's snapshot) costs a round trip; one after it re-runs the
  * script. Both are counted (INFO stats postresp_script_*).
+ *
+ * Calls queue in FIFO order; a connection that frees up takes the first queued call and, when
+ * it may share (AtomicRequest.share), the calls of its kind queued right behind it, up to
+ * kMaxBatch, as one transaction (./script-batch.ts). A call alone (nobody else waited) runs as
+ * before: batches form only when calls outnumber the connections, like a group commit.
  */
 import type { AtomicRequest, AtomicRun } from '../../core/engine/key-store';
 import { NativePgConnection } from '../../core/engine/pg-driver/native-conn';
@@ -21,11 +26,14 @@ import type { ConnectionOptions } from './lane-connection';
 import { errorReply, storageError } from './replies';
 import { ScriptStore } from './script-store';
 import { ScriptTx } from './script-tx';
+import { runBatchOnce, type QueuedCall } from './script-batch';
 
 /** a transaction that keeps failing to serialize ends with an error after this many attempts */
 const kMaxAttempts = 1000;
 
-interface Waiter { resolve(c: NativePgConnection): void; reject(e: Error): void }
+/** calls at most in one transaction: each call's reply waits for the batch's COMMIT, and its
+ * locks are held that long (16 × ~1 ms of GET + SET + EXPIRE) */
+const kMaxBatch = 16;
 
 export interface ScriptPoolStats {
   /** calls committed (or answered an error) */
@@ -35,29 +43,116 @@ export interface ScriptPoolStats {
   /** the transaction started over before the script ran (its key locks) */
   lockRestarts: number;
   connections: number;
+  /** calls that shared a transaction with others, and those transactions */
+  batchedCalls: number;
+  batches: number;
 }
 
 export class ScriptPool {
   private idle: NativePgConnection[] = [];
   private open = 0;
-  private waiters: Waiter[] = [];
+  private connecting = 0;
+  private queue: QueuedCall[] = [];
   private closed = false;
-  readonly stats: ScriptPoolStats = { calls: 0, retries: 0, lockRestarts: 0, connections: 0 };
+  readonly stats: ScriptPoolStats = { calls: 0, retries: 0, lockRestarts: 0, connections: 0, batchedCalls: 0, batches: 0 };
 
   constructor(private readonly max: number, private readonly opts: ConnectionOptions) {}
 
-  async atomic<T>(req: AtomicRequest, body: (run: AtomicRun) => Promise<T>): Promise<T | RespError> {
-    let conn: NativePgConnection;
-    try {
-      conn = await this.acquire();
-    } catch (e) {
-      return storageError((e as Error).message);
+  atomic<T>(req: AtomicRequest, body: (run: AtomicRun) => Promise<T>): Promise<T | RespError> {
+    if (this.closed) return Promise.resolve(storageError('server shutting down'));
+    return new Promise((resolve) => {
+      this.queue.push({ req, body, resolve: resolve as (v: unknown) => void });
+      this.pump();
+    });
+  }
+
+  /** Gives queued calls to idle connections, and opens connections (up to max) for the rest. */
+  private pump(): void {
+    while (this.queue.length > 0) {
+      let c: NativePgConnection | undefined;
+      // one that died while idle (Postgres restarted) is dropped here
+      while ((c = this.idle.pop()) !== undefined && c.closed) this.open--;
+      this.stats.connections = this.open;
+      if (c !== undefined) {
+        void this.serve(c);
+        continue;
+      }
+      if (this.open >= this.max || this.connecting >= this.queue.length) return;
+      this.connect();
     }
+  }
+
+  private connect(): void {
+    this.open++;
+    this.connecting++;
+    this.stats.connections = this.open;
+    NativePgConnection.connect(this.opts.url, {
+      libpq: { options: this.opts.startupOptions, application_name: 'postresp-script' },
+    }).then((c) => {
+      this.connecting--;
+      void this.serve(c);
+    }, (e: Error) => {
+      this.connecting--;
+      this.open--;
+      this.stats.connections = this.open;
+      // the call that would have had it gets the error (Postgres down: each waiting call tries)
+      this.queue.shift()?.resolve(storageError(e.message));
+      this.pump();
+    });
+  }
+
+  /** Runs batches from the queue on c until the queue is empty, then parks c. */
+  private async serve(c: NativePgConnection): Promise<void> {
+    for (let batch = this.take(); batch.length > 0 && !c.closed && !this.closed; batch = this.take()) {
+      if (batch.length === 1) await this.alone(c, batch[0]);
+      else await this.batch(c, batch);
+    }
+    this.release(c);
+  }
+
+  /** One call in a transaction of its own. */
+  private async alone(conn: NativePgConnection, call: QueuedCall): Promise<void> {
+    let out: unknown;
     try {
-      return await this.attempts(conn, req, body);
-    } finally {
-      this.stats.calls++;
-      this.release(conn);
+      out = await this.attempts(conn, call.req, call.body);
+    } catch (e) {
+      out = errorReply(e as Error);
+    }
+    this.stats.calls++;
+    call.resolve(out);
+  }
+
+  /** The first queued call and the calls of its kind that may share its transaction behind it. */
+  private take(): QueuedCall[] {
+    const q = this.queue;
+    if (q.length === 0) return [];
+    const first = q[0].req.share;
+    let n = 1;
+    if (first !== undefined) while (n < q.length && n < kMaxBatch && q[n].req.share?.kind === first.kind) n++;
+    return q.splice(0, n);
+  }
+
+  private async batch(conn: NativePgConnection, calls: QueuedCall[]): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const out = await runBatchOnce(conn, calls, attempt);
+      if (out.kind === 'restart' && attempt + 1 < kMaxAttempts) {
+        if (out.ran > 0) this.stats.retries += out.ran;
+        else this.stats.lockRestarts += calls.length;
+        if (attempt >= 3) await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 50)));
+        continue;
+      }
+      if (out.kind !== 'committed') {
+        // not a serialization failure: each call again alone, so only the one that meets the error answers it
+        for (const call of calls) await this.alone(conn, call);
+        return;
+      }
+      this.stats.batches++;
+      this.stats.batchedCalls += out.ran;
+      this.stats.calls += out.ran;
+      for (let i = 0; i < out.ran; i++) calls[i].resolve(out.values[i]);
+      // a KILL ended the batch early: the rest go first in the queue
+      if (out.ran < calls.length) this.queue.unshift(...calls.slice(out.ran));
+      return;
     }
   }
 
@@ -69,7 +164,7 @@ export class ScriptPool {
       let value: T | undefined;
       if (ran) {
         try {
-          value = await body({ store: new ScriptStore(tx), begun, attempt, markWritten: () => tx.markWritten() });
+          value = await body({ store: new ScriptStore(tx), begun, attempt, markWritten: () => tx.markWritten(), endBatch: () => undefined });
         } catch (e) {
           tx.failure ??= e as Error;
         }
@@ -88,46 +183,21 @@ export class ScriptPool {
     }
   }
 
-  private acquire(): Promise<NativePgConnection> {
-    if (this.closed) return Promise.reject(new Error('server shutting down'));
-    let c: NativePgConnection | undefined;
-    // one that died while idle (Postgres restarted) is dropped here
-    while ((c = this.idle.pop()) !== undefined && c.closed) this.open--;
-    this.stats.connections = this.open;
-    if (c !== undefined) return Promise.resolve(c);
-    if (this.open < this.max) return this.connect();
-    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
-  }
-
-  private connect(): Promise<NativePgConnection> {
-    this.open++;
-    this.stats.connections = this.open;
-    return NativePgConnection.connect(this.opts.url, {
-      libpq: { options: this.opts.startupOptions, application_name: 'postresp-script' },
-    }).catch((e: Error) => {
-      this.open--;
-      this.stats.connections = this.open;
-      throw e;
-    });
-  }
-
   private release(c: NativePgConnection): void {
     if (c.closed || this.closed) {
       this.open--;
       this.stats.connections = this.open;
       if (!c.closed) void c.close();
-      const w = this.waiters.shift();
-      if (w !== undefined) this.connect().then(w.resolve, w.reject);
+      if (!this.closed) this.pump();
       return;
     }
-    const w = this.waiters.shift();
-    if (w !== undefined) w.resolve(c);
-    else this.idle.push(c);
+    this.idle.push(c);
+    this.pump();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const w of this.waiters.splice(0)) w.reject(new Error('server shutting down'));
+    for (const q of this.queue.splice(0)) q.resolve(storageError('server shutting down'));
     const idle = this.idle.splice(0);
     this.open -= idle.length;
     await Promise.all(idle.map((c) => c.close()));

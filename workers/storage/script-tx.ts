@@ -16,6 +16,12 @@
  *
  * markWritten(): the call's first write takes the request's `wrote` statement along in its own
  * pipeline (script_wrote, for SCRIPT KILL on other instances): one more statement, no round trip.
+ *
+ * In a batch (./script-batch.ts) the marker is session-level (script_call_wrote) and each call
+ * gives it back when the next one starts (callStart): the unlock rides with that call's first
+ * statement, or goes alone after kUnlockMs if the call has sent none by then (a runaway script
+ * must show as killable to other instances), or with COMMIT. After a rollback a marker still held
+ * is given back in a round trip of its own (failures only).
  */
 import type { NativePgConnection, PgParam } from '../../core/engine/pg-driver/native-conn';
 import { PgAbortedError } from '../../core/engine/pg-driver/errors';
@@ -26,6 +32,9 @@ import type { Done, Pipeline } from './pipeline';
 import { errorReply } from './replies';
 
 const kRestartCodes = new Set(['40001', '40P01']);
+/** a batched call that has sent no statement this long after it started gives back the previous
+ * call's "written" marker on its own (a script computing before its first redis.call) */
+const kUnlockMs = 2;
 
 export class ScriptTx implements Pipeline {
   restart = false;
@@ -38,9 +47,44 @@ export class ScriptTx implements Pipeline {
   private wrote: string | undefined;
   private wroteSql: string | undefined;
 
+  /** batches: the session-level marker's unlock statement; whether the marker is held, and
+   * whether the call now running should give it back */
+  private unwroteSql: string | undefined;
+  private markerHeld = false;
+  private unlockDue = false;
+  private unlockTimer: NodeJS.Timeout | undefined;
+
   constructor(private readonly conn: NativePgConnection, begin: string, wroteSql?: string) {
     this.begin = begin;
     this.wroteSql = wroteSql;
+  }
+
+  /** A batch's next call starts: its first write takes `wrote` (session-level), given back by `unwrote`. */
+  callStart(wrote: string, unwrote: string): void {
+    this.wroteSql = wrote;
+    this.wrote = undefined;
+    this.unwroteSql = unwrote;
+    if (!this.markerHeld) return;
+    this.unlockDue = true;
+    this.unlockTimer ??= setTimeout(() => {
+      this.unlockTimer = undefined;
+      if (!this.unlockDue || this.failed || this.conn.closed || this.begin !== undefined) return;
+      this.sendUnlock();
+      this.conn.sync(() => undefined);
+    }, kUnlockMs);
+    this.unlockTimer.unref();
+  }
+
+  private unlockSent = false;
+
+  private sendUnlock(): void {
+    this.unlockDue = false;
+    this.unlockSent = true;
+    this.conn.send(this.unwroteSql as string, [], (err) => {
+      this.unlockSent = false;
+      if (err) this.note(err);
+      else this.markerHeld = false;
+    });
   }
 
   /** The call is about to write: the `wrote` statement rides with the next statement (once). */
@@ -63,8 +107,12 @@ export class ScriptTx implements Pipeline {
     }
     this.statements++;
     this.sendBegin();
+    if (this.unlockDue) this.sendUnlock();
     if (this.wrote !== undefined) {
-      this.conn.send(this.wrote, [], (err) => { if (err) this.note(err); });
+      this.conn.send(this.wrote, [], (err) => {
+        if (err) this.note(err);
+        else if (this.unwroteSql !== undefined) this.markerHeld = true;
+      });
       this.wrote = undefined;
     }
     let stmtErr: Error | null = null;
@@ -96,8 +144,22 @@ export class ScriptTx implements Pipeline {
    * transaction is left aborted (or ended): a ROLLBACK follows (a warning only when none is open).
    */
   async finish(last?: { sql: string; values: readonly unknown[] }): Promise<void> {
+    if (this.unlockTimer !== undefined) clearTimeout(this.unlockTimer);
+    this.unlockTimer = undefined;
     if (this.begin !== undefined || this.conn.closed) return; // nothing was sent: no transaction
+    await this.end(last);
+    if (this.markerHeld && !this.conn.closed) {
+      // a rollback, or an unlock that failed with the transaction: the session-level marker stays otherwise
+      await new Promise<void>((resolve) => {
+        this.conn.send(this.unwroteSql as string, [], (err) => { if (!err) this.markerHeld = false; });
+        this.conn.sync(() => resolve());
+      });
+    }
+  }
+
+  private async end(last?: { sql: string; values: readonly unknown[] }): Promise<void> {
     if (!this.failed) {
+      if (this.markerHeld && !this.unlockSent) this.sendUnlock();
       if (last !== undefined) {
         this.statements++;
         this.conn.send(last.sql, last.values as readonly PgParam[], (err) => { if (err) this.note(err); });

@@ -15,6 +15,10 @@ import { kScriptingSql } from './sql';
 import { kFlagWrite } from '../flags';
 import { statuses } from '../../key-presence';
 
+const kShareStmts = { begin: kScriptingSql.batchBegin, wrote: kScriptingSql.callWrote, unwrote: kScriptingSql.callUnwrote, end: kScriptingSql.end };
+/** the addon's error for a killed call (core/native/lua/redis-api.c) */
+const kKilledText = Buffer.from('Script killed by user with ');
+
 export interface CallPlan {
   keys: Buffer[];
   /** EVAL's body: stored in Postgres by the first statement (if absent: another instance may
@@ -47,6 +51,8 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
   // script_begin's second column: the placeholders it made, which script_end drops (none: the
   // keys all existed, the usual case, and the statement is not sent)
   if (keys.length > 0) req.end = { stmt: kScriptingSql.end, values: [dbs, names], needed: (begun) => Number(begun[0]?.[1] ?? 1) !== 0 };
+  // queued behind busy script connections, the call may share a transaction with others (docs/scripting.md)
+  req.share = { kind: plan.fn === undefined ? 1 : 2, db, keys, store: plan.store, check: plan.check, stmts: kShareStmts };
   let host: CallHost | undefined;
   const hook = s.server.writeHook;
   let out: Buffer | RespError;
@@ -55,7 +61,10 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
       host = new CallHost(s, tx.store, plan.readOnly, tx.markWritten);
       const watched = callStarted(s.server, plan.fn === undefined ? 'script' : 'function', plan.fn ?? plan.store?.sha ?? plan.check ?? '?');
       try {
-        return await plan.run(host, tx.begun, tx.store);
+        const reply = await plan.run(host, tx.begun, tx.store);
+        // SCRIPT/FUNCTION KILL waits for the killed call's transaction to end: no call joins it after this one
+        if (reply[0] === 45 /* - */ && reply.includes(kKilledText)) tx.endBatch();
+        return reply;
       } finally {
         callEnded(watched);
       }

@@ -34,6 +34,19 @@ export function scriptLockClass(schema: string): number {
 
 export function scriptingFunctions(s: string): string[] {
   const cls = scriptLockClass(s);
+  // each of (p_dbs, p_keys) locked, or a placeholder made (counted in `placed`), in (db, key) order
+  const lockKeys = `FOR w IN SELECT DISTINCT t.db, t.key FROM unnest(p_dbs, p_keys) AS t(db, key) ORDER BY t.db, t.key LOOP
+         LOOP
+           PERFORM 1 FROM ${s}.kv k WHERE k.db = w.db AND k.key = w.key FOR UPDATE;
+           EXIT WHEN FOUND;
+           INSERT INTO ${s}.kv (db, key, type, expires_at, card, version)
+             VALUES (w.db, w.key, ${kWatchMark}, -p_now, 0, txid_current()) ON CONFLICT (db, key) DO NOTHING;
+           IF FOUND THEN
+             placed := placed + 1;
+             EXIT;
+           END IF;
+         END LOOP;
+       END LOOP;`;
   return [
     `CREATE OR REPLACE FUNCTION ${s}.script_begin(p_dbs int2[], p_keys bytea[], p_now int8, p_sha text, p_body bytea,
        OUT lib_version int8, OUT placed int4, OUT known bool)
@@ -48,23 +61,39 @@ export function scriptingFunctions(s: string): string[] {
        END IF;
        PERFORM pg_advisory_xact_lock_shared(${cls}, CASE WHEN p_sha IS NULL THEN 2 ELSE 1 END);
        -- (db, key) order, like every multi-row writer: two scripts on the same keys never deadlock
-       FOR w IN SELECT DISTINCT t.db, t.key FROM unnest(p_dbs, p_keys) AS t(db, key) ORDER BY t.db, t.key LOOP
-         LOOP
-           PERFORM 1 FROM ${s}.kv k WHERE k.db = w.db AND k.key = w.key FOR UPDATE;
-           EXIT WHEN FOUND;
-           INSERT INTO ${s}.kv (db, key, type, expires_at, card, version)
-             VALUES (w.db, w.key, ${kWatchMark}, -p_now, 0, txid_current()) ON CONFLICT (db, key) DO NOTHING;
-           IF FOUND THEN
-             placed := placed + 1;
-             EXIT;
-           END IF;
-         END LOOP;
-       END LOOP;
+       ${lockKeys}
        IF p_body IS NOT NULL THEN
          INSERT INTO ${s}.scripts (sha, body) VALUES (p_sha, p_body) ON CONFLICT (sha) DO NOTHING;
        END IF;
        lib_version := (SELECT v.version FROM ${s}.function_version v);
      END $f$`,
+    // A batch of calls sharing one transaction (workers/storage/script-batch.ts): every call's keys
+    // locked at once in (db, key) order (two batches never deadlock on declared keys), every
+    // EVALSHA's sha checked (`unknown`: bit i-1 set when p_checks[i] is no longer stored), every
+    // EVAL body stored. The kind lock is transaction-level as in script_begin; "written" is a
+    // session-level lock per call (script_call_wrote / script_call_unwrote) so that a call after a
+    // writer in the same transaction shows as killable again.
+    `CREATE OR REPLACE FUNCTION ${s}.script_batch_begin(p_dbs int2[], p_keys bytea[], p_now int8, p_kind int4,
+       p_checks text[], p_store_shas text[], p_store_bodies bytea[], OUT lib_version int8, OUT placed int4, OUT unknown int4)
+     LANGUAGE plpgsql AS $f$
+     DECLARE w record;
+     BEGIN
+       placed := 0;
+       unknown := coalesce((SELECT bit_or(1 << (t.i - 1)::int4) FROM unnest(p_checks) WITH ORDINALITY AS t(sha, i)
+                             WHERE NOT EXISTS (SELECT 1 FROM ${s}.scripts sc WHERE sc.sha = t.sha)), 0);
+       PERFORM pg_advisory_xact_lock_shared(${cls}, p_kind);
+       ${lockKeys}
+       INSERT INTO ${s}.scripts (sha, body)
+         SELECT DISTINCT ON (t.sha) t.sha, t.body FROM unnest(p_store_shas, p_store_bodies) AS t(sha, body)
+         ON CONFLICT (sha) DO NOTHING;
+       lib_version := (SELECT v.version FROM ${s}.function_version v);
+     END $f$`,
+    `CREATE OR REPLACE FUNCTION ${s}.script_call_wrote() RETURNS void LANGUAGE sql AS $f$
+       SELECT pg_advisory_lock_shared(${cls}, 3)
+     $f$`,
+    `CREATE OR REPLACE FUNCTION ${s}.script_call_unwrote() RETURNS bool LANGUAGE sql AS $f$
+       SELECT pg_advisory_unlock_shared(${cls}, 3)
+     $f$`,
     `CREATE OR REPLACE FUNCTION ${s}.script_end(p_dbs int2[], p_keys bytea[])
      RETURNS void LANGUAGE sql AS $f$
        DELETE FROM ${s}.kv k USING unnest(p_dbs, p_keys) AS t(db, key)

@@ -100,6 +100,9 @@ function sections(s: Session, d: InfoData, scripting: Fields): Record<string, ()
       ['postresp_script_calls', sum(w, (x) => x.scripts?.calls ?? 0)],
       ['postresp_script_retries', sum(w, (x) => x.scripts?.retries ?? 0)],
       ['postresp_script_lock_restarts', sum(w, (x) => x.scripts?.lockRestarts ?? 0)],
+      // calls that shared a transaction with others queued behind the same connection, and those transactions
+      ['postresp_script_batched_calls', sum(w, (x) => x.scripts?.batchedCalls ?? 0)],
+      ['postresp_script_batches', sum(w, (x) => x.scripts?.batches ?? 0)],
     ],
     replication: () => [['role', 'master'], ['connected_slaves', 0], ['master_failover_state', 'no-failover'],
       ['master_replid', s.server.runId], ['master_repl_offset', 0]],

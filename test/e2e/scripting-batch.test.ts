@@ -1,0 +1,148 @@
+/**
+ * Script calls that share a transaction (workers/storage/script-batch.ts): with one worker and one
+ * script connection, calls that arrive while a slow call holds the connection queue and then run
+ * as one batch. A Lua error in one of them keeps its own earlier writes and the others'; a
+ * serialization failure re-runs the whole batch once (nothing applied twice); a KILL from another
+ * instance stops a runaway call queued behind a writer of its batch (OK, not UNKILLABLE); and
+ * pipelined clients end in the state redis-server ends in.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { RawClient, encode, type Value } from './resp-client';
+import { startServer, uniqueSchema, type RunningServer } from './start-server';
+import { startRedis, type RedisServer } from '../differential/oracle';
+import { withPg } from '../support/pg';
+
+let a: RunningServer;
+let b: RunningServer;
+let redis: RedisServer;
+const schema = uniqueSchema('scriptbatch');
+
+before(async () => {
+  [a, b, redis] = await Promise.all([
+    startServer(['--workers', '1', '--script-connections', '1', '--storage-mode', 'unlogged'], { schema }),
+    startServer(['--workers', '1', '--storage-mode', 'unlogged'], { schema }),
+    startRedis(),
+  ]);
+});
+after(async () => {
+  await Promise.all([a?.stop(), b?.stop(), redis?.stop()]);
+  await withPg(async (c) => void (await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`))).catch(() => undefined);
+});
+
+/** n clients of port, each past its first command (a new connection's first command can take a
+ * while to reach its worker on a loaded machine: the batches below need calls that arrive together) */
+async function connected(port: number, n: number): Promise<RawClient[]> {
+  const cs = await Promise.all(Array.from({ length: n }, () => RawClient.connect(port)));
+  for (const c of cs) assert.equal(await c.call('PING'), 'PONG');
+  return cs;
+}
+
+async function info(port: number, field: string): Promise<number> {
+  const c = await RawClient.connect(port);
+  const text = String((await c.call('INFO', 'stats')) as string);
+  c.close();
+  return Number(new RegExp(`${field}:(\\d+)`).exec(text)?.[1] ?? NaN);
+}
+
+// busy-waits ARGV[1] ms inside the call, asking the time every 100k Lua steps only: a tight
+// redis.call loop keeps the worker's event loop busy answering it, and other clients' commands
+// would wait for its end
+const kWait = `local t = redis.call('time'); local s = t[1] * 1000000 + t[2]
+repeat for i = 1, 100000 do end; t = redis.call('time') until t[1] * 1000000 + t[2] - s > tonumber(ARGV[1]) * 1000`;
+
+/** Holds a's only script connection for ms; resolves once its call has started. */
+async function holdConnection(c: RawClient, ms: number): Promise<{ done: Promise<Value> }> {
+  // the connection is open (opened on first use) and idle: the holder runs alone
+  assert.equal(await c.call('EVAL', 'return 1', '0'), 1);
+  const done = c.call('EVAL', `${kWait}; return 'held'`, '0', String(ms));
+  await new Promise((r) => setTimeout(r, Math.min(100, ms / 3)));
+  return { done }; // not the promise itself: an async function's result would wait for it
+}
+
+describe('script calls sharing one transaction', () => {
+  it('a Lua error in one batched call keeps its earlier writes and the other calls\' writes', async () => {
+    const [h, x, y, z] = await connected(a.port, 4);
+    await x.call('DEL', 'b1', 'b2', 'b3');
+    const before = await info(a.port, 'postresp_script_batched_calls');
+    const { done: held } = await holdConnection(h, 400);
+    const replies = Promise.all([
+      x.call('EVAL', "redis.call('set', KEYS[1], 'one'); return 1", '1', 'b1'),
+      y.call('EVAL', "redis.call('set', KEYS[1], 'kept'); error('boom')", '1', 'b2'),
+      z.call('EVAL', "redis.call('incr', KEYS[1]); return redis.call('get', KEYS[1])", '1', 'b3'),
+    ]);
+    assert.equal(await held, 'held');
+    const [r1, r2, r3] = await replies;
+    assert.equal(r1, 1);
+    assert.match((r2 as { error: string }).error, /^ERR user_script:1: boom script: /);
+    assert.equal(r3, '1');
+    assert.deepEqual(await x.call('MGET', 'b1', 'b2', 'b3'), ['one', 'kept', '1']);
+    const after3 = await info(a.port, 'postresp_script_batched_calls');
+    assert.ok(after3 >= before + 3, `the three calls shared a transaction (${before} → ${after3})`);
+    for (const c of [h, x, y, z]) c.close();
+  });
+
+  it('a serialization failure re-runs the whole batch: nothing applied twice', async () => {
+    const [h, p, q, w] = await connected(a.port, 4);
+    await w.call('SET', 'sx', 'start');
+    await w.call('DEL', 'scount');
+    const retries = await info(a.port, 'postresp_script_retries');
+    const { done: held } = await holdConnection(h, 300);
+    // p reads sx (not declared), waits, writes it: a plain SET of sx meanwhile makes the batch start over
+    const rmw = p.call('EVAL', `local v = redis.call('get', 'sx'); ${kWait}; redis.call('set', 'sx', v .. '+1'); return v`, '0', '600');
+    const inc = q.call('EVAL', "return redis.call('incr', KEYS[1])", '1', 'scount');
+    await held;
+    await new Promise((r) => setTimeout(r, 250));
+    assert.equal(await w.call('SET', 'sx', 'other'), 'OK');
+    assert.equal(await rmw, 'other');
+    assert.equal(await inc, 1);
+    assert.equal(await w.call('GET', 'sx'), 'other+1');
+    assert.equal(await w.call('GET', 'scount'), '1');
+    assert.ok(await info(a.port, 'postresp_script_retries') > retries, 'the batch ran again');
+    for (const c of [h, p, q, w]) c.close();
+  });
+
+  it('SCRIPT KILL on another instance stops a runaway call that follows a writer in its batch', async () => {
+    const [h, wr, run] = await connected(a.port, 3);
+    const killer = await RawClient.connect(b.port);
+    const batches = await info(a.port, 'postresp_script_batches');
+    const { done: held } = await holdConnection(h, 300);
+    const wrote = wr.call('EVAL', "redis.call('set', KEYS[1], 'w'); return 'wrote'", '1', 'kw');
+    await new Promise((r) => setTimeout(r, 20));
+    const runaway = run.call('EVAL', 'while true do end', '0');
+    await held;
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(await killer.call('SCRIPT', 'KILL'), 'OK');
+    assert.match(((await runaway) as { error: string }).error, /^ERR Script killed by user with SCRIPT KILL/);
+    assert.equal(await wrote, 'wrote');
+    assert.equal(await killer.call('GET', 'kw'), 'w');
+    const batchesAfter = await info(a.port, 'postresp_script_batches');
+    assert.ok(batchesAfter > batches, `the two calls shared a transaction (${batches} → ${batchesAfter})`);
+    for (const c of [h, wr, run, killer]) c.close();
+  });
+
+  it('8 pipelining clients end in the state redis-server ends in', async () => {
+    const script = `local v = redis.call('incr', KEYS[1]); redis.call('rpush', KEYS[2], ARGV[1]);
+      redis.call('hincrby', KEYS[3], ARGV[1], v); return v`;
+    const run = async (port: number): Promise<Value[]> => {
+      const cs = await connected(port, 8);
+      await cs[0].call('DEL', 'pc', 'ph', ...cs.map((_, i) => `pl${i}`));
+      const sha = await cs[0].call('SCRIPT', 'LOAD', script) as string;
+      const rounds = 30;
+      const per = await Promise.all(cs.map(async (c, i) => {
+        c.send(Buffer.concat(Array.from({ length: rounds }, (_, k) => encode('EVALSHA', sha, '3', 'pc', `pl${i}`, 'ph', `c${i}:${k}`))));
+        return c.read(rounds, 30000);
+      }));
+      // each client's replies rise (its calls ran in its order); together they are 1..240
+      for (const r of per) assert.deepEqual(r, [...r].sort((x, y) => Number(x) - Number(y)));
+      assert.deepEqual(per.flat().map(Number).sort((x, y) => x - y), Array.from({ length: 8 * rounds }, (_, i) => i + 1));
+      const lists = await Promise.all(cs.map((_, i) => cs[0].call('LRANGE', `pl${i}`, '0', '-1')));
+      const out = [await cs[0].call('GET', 'pc'), lists, await cs[0].call('HLEN', 'ph')];
+      for (const c of cs) c.close();
+      return out;
+    };
+    const batched = await info(a.port, 'postresp_script_batched_calls');
+    assert.deepEqual(await run(a.port), await run(redis.port));
+    assert.ok(await info(a.port, 'postresp_script_batched_calls') > batched, 'some calls shared a transaction');
+  });
+});
