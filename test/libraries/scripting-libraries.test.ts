@@ -1,9 +1,10 @@
 /**
  * Real libraries that depend on Lua scripts, unmodified, against two PostRESP processes on one
  * schema: rate-limiter-flexible (RateLimiterRedis, ioredis) consuming points from 8 concurrent
- * clients exactly; node-redlock with a contender on each process (mutual exclusion). BullMQ's
- * Queue.add is not here: its addStandardJob script ends with XADD, and streams are not served yet
- * (its 65 scripts compile: test/scripting/bullmq-corpus.test.ts).
+ * clients exactly; node-redlock with a contender on each process (mutual exclusion). BullMQ has
+ * files of its own: test/e2e/bullmq.test.ts (queues, workers, events, stalled jobs) and
+ * test/libraries/bullmq-flow.test.ts (FlowProducer); its 65 scripts compile in
+ * test/scripting/bullmq-corpus.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
