@@ -33,6 +33,8 @@ export interface RemoteLink {
   onRemoteInterest?: (key: string, present: boolean) => Promise<void>;
   /** set by the hub: the link was down and is back; wake-ups sent meanwhile were lost */
   onReconnected?: () => void;
+  /** set by the hub: an instance acknowledged this one's interest in key only after the timeout */
+  onLateAck?: (key: string) => void;
   /** tells every other instance to stop its killable calls of kind (SCRIPT/FUNCTION KILL) */
   kill?(kind: ScriptKind): void;
   /** set by the hub: another instance asked to stop this one's calls of kind */
@@ -70,6 +72,7 @@ export class BusHub {
       link.onItems = (items) => this.fromRemote(items);
       link.onRemoteInterest = (key, present) => this.remoteChanged(key, present);
       link.onReconnected = () => this.wakeAll();
+      link.onLateAck = (key) => this.wakeLate(key);
       link.onKill = (kind) => options.killScripts?.(kind);
     }
   }
@@ -213,6 +216,14 @@ export class BusHub {
     else if (present) this.remote.add(key);
     else this.remote.delete(key);
     await this.sendViews([...this.ports.keys()], key);
+  }
+
+  /** The clients blocked on an interest key ('k<db>:<key>') look again: an instance that learned
+   * of it late (pg-link's onLateAck) may have committed a push in between without telling us. */
+  private wakeLate(key: string): void {
+    if (key[0] !== 'k' || !this.counts.has(key)) return;
+    const colon = key.indexOf(':');
+    this.fromRemote([{ kind: 'w', db: Number(key.slice(1, colon)), a: Buffer.from(key.slice(colon + 1), 'latin1'), b: Buffer.alloc(0) }]);
   }
 
   /** Every blocked client of this process re-checks its key: a push on another instance while

@@ -183,4 +183,24 @@ describe('PgLink: two instances on one schema', { timeout: 60_000, skip: process
     await until(() => A.link!.stats.remoteInstances === 1 && B.link!.stats.remoteInstances === 1, 'the ghost forgotten by both');
     assert.equal((await withPg((c) => c.query(`SELECT 1 FROM "${schema.schema}".bus_interest WHERE instance = 'ghost'`))).rowCount, 0);
   });
+
+  test('a blocked key acknowledged after the timeout wakes its waiters: a push over there meanwhile was not sent', async () => {
+    // C gives up on acknowledgements after 1 ms (as a loaded instance's 1 s can pass): waitKey
+    // resolves before A and B know, so a push they commit before they apply the interest is not
+    // forwarded; their late answers must make C's blocked clients look again
+    const C = await inThreadBus(2, {
+      link: { url: testPgUrl(), startupOptions: startupOptions('unlogged', schema.schema), schema: schema.schema, healthMs: 60_000, ackTimeoutMs: 1 },
+      log: (l) => logs.push(l),
+    });
+    try {
+      let woken = 0;
+      const waiter = () => { woken++; };
+      await C.buses[1]!.waitKey(2, b('late'), waiter);
+      await until(() => woken > 0, 'the wake-up after the late acknowledgements');
+      assert.ok(C.link!.stats.lateAcks >= 1);
+      C.buses[1]!.unwaitKey(2, b('late'), waiter);
+    } finally {
+      await C.close();
+    }
+  });
 });

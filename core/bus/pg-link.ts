@@ -53,6 +53,8 @@ export interface PgLinkStats {
   dropped: number;
   /** notifications of other instances this one never saw (gaps in their sequence) */
   lost: number;
+  /** acknowledgements of this instance's interests that came after ackTimeoutMs (waiters woken) */
+  lateAcks: number;
   /** large items whose row was gone when fetched (older than largeTtlMs) */
   largeMissing: number;
   /** pg_notification_queue_usage(), 0–1, at the last health check */
@@ -61,6 +63,8 @@ export interface PgLinkStats {
   remoteKeys: number;
 }
 
+/** late interest acknowledgements remembered at once */
+const kMaxLateAcks = 1000;
 const kDefaults = { ackTimeoutMs: 1000, healthMs: 5000, largeTtlMs: 60_000, maxBatchItems: 2000, reconnectMaxMs: 2000 };
 
 export type PgStmt = [sql: string, params: PgParam[]];
@@ -79,11 +83,14 @@ export class PgLink implements RemoteLink {
   readonly channel: string;
   readonly stats: PgLinkStats = {
     connected: false, reconnects: 0, notifications: 0, transactions: 0, itemsOut: 0, itemsIn: 0, largeOut: 0, largeIn: 0,
-    dropped: 0, lost: 0, largeMissing: 0, queueUsage: 0, remoteInstances: 0, remoteKeys: 0,
+    dropped: 0, lost: 0, lateAcks: 0, largeMissing: 0, queueUsage: 0, remoteInstances: 0, remoteKeys: 0,
   };
   onItems?: (items: BusItem[]) => void;
   onRemoteInterest?: (key: string, present: boolean) => Promise<void>;
   onReconnected?: () => void;
+  /** an instance acknowledged an interest after ackTimeoutMs: a push it committed before it knew
+   * woke nobody here, so the clients blocked on key should look again (hub.ts) */
+  onLateAck?: (key: string) => void;
   onKill?: (kind: ScriptKind) => void;
   /** ACL users changed on another instance (the version it committed), or undefined: reconnected,
    * changes may have been missed (core/primary/acl-host.ts reloads them) */
@@ -100,6 +107,9 @@ export class PgLink implements RemoteLink {
   private readonly presence = new Map<string, number>();
   private readonly lastSeq = new Map<string, number>();
   private readonly acks = new Map<number, { left: Set<string>; done: () => void; timer: NodeJS.Timeout }>();
+  /** interests whose acknowledgement timed out: the key and the instances still to answer (at most
+   * kMaxLateAcks, oldest dropped: an instance that never answers is dead or gets checked) */
+  private readonly lateAcks = new Map<number, { key: string; left: Set<string> }>();
   private readonly inbox: { items?: BusItem[] }[] = [];
   private health: NodeJS.Timeout | undefined;
   private retry: NodeJS.Timeout | undefined;
@@ -164,7 +174,7 @@ export class PgLink implements RemoteLink {
       this.ops.push({
         stmts: () => [['INSERT INTO bus_interest (instance, key) VALUES ($1, $2) ON CONFLICT DO NOTHING', [this.instance, Buffer.from(key, 'latin1')]],
           this.notify(`I${this.instance} ${seq = ++this.seq} +${Buffer.from(key, 'latin1').toString('base64')}`)],
-        committed: () => (seq === 0 ? resolve() : this.waitAcks(seq, resolve)),
+        committed: () => (seq === 0 ? resolve() : this.waitAcks(seq, resolve, key)),
       });
       this.flush();
     });
@@ -213,11 +223,15 @@ export class PgLink implements RemoteLink {
     return ['SELECT pg_notify($1, $2)', [this.channel, payload]];
   }
 
-  private waitAcks(seq: number, resolve: () => void): void {
+  private waitAcks(seq: number, resolve: () => void, key: string): void {
     const left = new Set(this.byInstance.keys());
     if (left.size === 0) return resolve();
     const timer = setTimeout(() => {
       this.opts.log(`bus: instance(s) ${[...left].join(', ')} did not acknowledge an interest within ${this.opts.ackTimeoutMs} ms`);
+      // the caller goes on (a BLPOP counts as blocked); when the late answer comes, the waiters
+      // look again, since a push committed over there in between was not sent here
+      this.lateAcks.set(seq, { key, left: new Set(left) });
+      if (this.lateAcks.size > kMaxLateAcks) this.lateAcks.delete(this.lateAcks.keys().next().value!);
       this.finishAck(seq);
       void this.checkHealth();
     }, this.opts.ackTimeoutMs);
@@ -335,6 +349,12 @@ export class PgLink implements RemoteLink {
         if (to === this.instance) {
           const a = this.acks.get(Number(acked));
           if (a && a.left.delete(h.instance) && a.left.size === 0) this.finishAck(Number(acked));
+          const late = a === undefined ? this.lateAcks.get(Number(acked)) : undefined;
+          if (late !== undefined && late.left.delete(h.instance)) {
+            if (late.left.size === 0) this.lateAcks.delete(Number(acked));
+            this.stats.lateAcks++;
+            this.onLateAck?.(late.key);
+          }
         }
         return;
       }
