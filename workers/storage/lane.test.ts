@@ -55,6 +55,29 @@ describe('lane runs against Postgres', () => {
 
   let schema = '';
 
+  /** a second lane on the schema, batches as one transaction (the deadlock tests' other side) */
+  async function secondLane(): Promise<Lane> {
+    const other = new Lane({
+      url: testPgUrl(), startupOptions: startupOptions('unlogged', schema), log: () => undefined,
+      maxCommands: () => 256, maxBytes: () => 4 << 20, batchTransaction: () => true,
+    });
+    await other.start();
+    return other;
+  }
+
+  /** <name>_barrier(): returns once two sessions called it (≤ 10 s), counted in a sequence (not
+   * rolled back, so a re-run passes at once) */
+  const barrier = (name: string): Op[] => [sql(`CREATE SEQUENCE IF NOT EXISTS ${name}_arrivals`),
+    sql(`CREATE OR REPLACE FUNCTION ${name}_barrier() RETURNS int LANGUAGE plpgsql AS $f$
+      BEGIN
+        PERFORM nextval('${name}_arrivals');
+        FOR i IN 1..1000 LOOP
+          EXIT WHEN (SELECT last_value FROM ${name}_arrivals) >= 2;
+          PERFORM pg_sleep(0.01);
+        END LOOP;
+        RETURN 1;
+      END $f$`)];
+
   before(async () => {
     const fresh = await freshSchema('lane_runs');
     schema = fresh.schema;
@@ -223,11 +246,7 @@ describe('lane runs against Postgres', () => {
     });
 
     it('two lanes whose batches deadlock both answer: the loser runs again run by run', async () => {
-      const other = new Lane({
-        url: testPgUrl(), startupOptions: startupOptions('unlogged', schema), log: () => undefined,
-        maxCommands: () => 256, maxBytes: () => 4 << 20, batchTransaction: () => true,
-      });
-      await other.start();
+      const other = await secondLane();
       try {
         await batch(set('dl:1', 'a'), set('dl:2', 'b'));
         const lock = (k: string) => sql(`SELECT 1 FROM kv WHERE key = '${k}' FOR UPDATE`);
@@ -235,15 +254,7 @@ describe('lane runs against Postgres', () => {
         // 0.2 s nap one batch could finish before the other began at load average 15-20 (no
         // deadlock). Arrivals are counted in a sequence (not rolled back), so the loser's re-run
         // passes at once.
-        await batch(sql('CREATE SEQUENCE IF NOT EXISTS dl_arrivals'), sql(`CREATE OR REPLACE FUNCTION dl_barrier() RETURNS int LANGUAGE plpgsql AS $f$
-          BEGIN
-            PERFORM nextval('dl_arrivals');
-            FOR i IN 1..1000 LOOP
-              EXIT WHEN (SELECT last_value FROM dl_arrivals) >= 2;
-              PERFORM pg_sleep(0.01);
-            END LOOP;
-            RETURN 1;
-          END $f$`));
+        await batch(...barrier('dl'));
         const nap = () => sql('SELECT dl_barrier()');
         const mine = [lock('dl:1'), nap(), lock('dl:2')];
         const theirs = [lock('dl:2'), nap(), lock('dl:1')];
@@ -261,22 +272,10 @@ describe('lane runs against Postgres', () => {
       // the other side is a batch transaction that locks two rows in the opposite order and looks
       // for deadlocks only after 10 s, so Postgres (deadlock_timeout 50 ms in the embedded server)
       // aborts the lone statement, which used to reach its client as "ERR PostgreSQL error 40P01"
-      const other = new Lane({
-        url: testPgUrl(), startupOptions: startupOptions('unlogged', schema), log: () => undefined,
-        maxCommands: () => 256, maxBytes: () => 4 << 20, batchTransaction: () => true,
-      });
-      await other.start();
+      const other = await secondLane();
       try {
         await batch(set('dv:1', 'a'), set('dv:2', 'b'));
-        await batch(sql('CREATE SEQUENCE IF NOT EXISTS dv_arrivals'), sql(`CREATE OR REPLACE FUNCTION dv_barrier() RETURNS int LANGUAGE plpgsql AS $f$
-          BEGIN
-            PERFORM nextval('dv_arrivals');
-            FOR i IN 1..1000 LOOP
-              EXIT WHEN (SELECT last_value FROM dv_arrivals) >= 2;
-              PERFORM pg_sleep(0.01);
-            END LOOP;
-            RETURN 1;
-          END $f$`), sql(`CREATE OR REPLACE FUNCTION dv_lock_pair(a text, b text) RETURNS int LANGUAGE plpgsql AS $f$
+        await batch(...barrier('dv'), sql(`CREATE OR REPLACE FUNCTION dv_lock_pair(a text, b text) RETURNS int LANGUAGE plpgsql AS $f$
           BEGIN
             PERFORM 1 FROM kv WHERE key = convert_to(a, 'UTF8') FOR UPDATE;
             PERFORM dv_barrier();
