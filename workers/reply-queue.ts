@@ -53,7 +53,7 @@ export class ReplyQueue {
 
   /**
    * The oldest reply still owed waits for a lane round trip: the replies already encoded (all
-   * from before it) can wait for it and leave in one write with it (Client.flushChunk).
+   * from before it) can wait for it and leave in one write with it (Client.holdForLane).
    */
   get headOnLane(): boolean {
     return this.head < this.slots.length && !this.slots[this.head].done && this.slots[this.head].lane;
