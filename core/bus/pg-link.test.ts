@@ -185,22 +185,38 @@ describe('PgLink: two instances on one schema', { timeout: 60_000, skip: process
   });
 
   test('a blocked key acknowledged after the timeout wakes its waiters: a push over there meanwhile was not sent', async () => {
-    // C gives up on acknowledgements after 1 ms (as a loaded instance's 1 s can pass): waitKey
-    // resolves before A and B know, so a push they commit before they apply the interest is not
-    // forwarded; their late answers must make C's blocked clients look again
-    const C = await inThreadBus(2, {
-      link: { url: testPgUrl(), startupOptions: startupOptions('unlogged', schema.schema), schema: schema.schema, healthMs: 60_000, ackTimeoutMs: 1 },
-      log: (l) => logs.push(l),
+    // A live instance that answers late: a ghost row whose backend is this test's connection (so
+    // the health check keeps it), which LISTENs and acknowledges C's interest only after C's
+    // 50 ms gave up. waitKey resolves before the ghost knows, so a push it committed in between
+    // was not forwarded; its late answer must make C's blocked clients look again. (An earlier
+    // form gave A and B 1 ms: on a loaded machine their acks could arrive in the same read as
+    // C's commit, before the timer, and nothing was late.)
+    await withPg(async (ghost) => {
+      await ghost.query(`INSERT INTO "${schema.schema}".bus_instances (instance, pid, backend_start)
+        SELECT 'slow', pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()`);
+      const C = await inThreadBus(2, {
+        link: { url: testPgUrl(), startupOptions: startupOptions('unlogged', schema.schema), schema: schema.schema, healthMs: 60_000, ackTimeoutMs: 50 },
+        log: (l) => logs.push(l),
+      });
+      try {
+        const interests: string[] = [];
+        ghost.on('notification', (n) => { if (n.payload?.startsWith(`I${C.link!.instance} `)) interests.push(n.payload); });
+        await ghost.query(`LISTEN "${C.link!.channel}"`);
+        let woken = 0;
+        const waiter = () => { woken++; };
+        await C.buses[1]!.waitKey(2, b('late'), waiter);
+        assert.equal(woken, 0);
+        await until(() => interests.length > 0, "the ghost seeing C's interest");
+        assert.ok(logs.some((l) => /slow.*did not acknowledge/.test(l)), 'C gave up on the ghost');
+        const [, seq] = interests[0]!.split(' ');
+        await ghost.query('SELECT pg_notify($1, $2)', [C.link!.channel, `Aslow 1 ${C.link!.instance} ${seq}`]);
+        await until(() => woken > 0, 'the wake-up after the late acknowledgement');
+        assert.ok(C.link!.stats.lateAcks >= 1);
+        C.buses[1]!.unwaitKey(2, b('late'), waiter);
+      } finally {
+        await C.close();
+        await ghost.query(`DELETE FROM "${schema.schema}".bus_instances WHERE instance = 'slow'`);
+      }
     });
-    try {
-      let woken = 0;
-      const waiter = () => { woken++; };
-      await C.buses[1]!.waitKey(2, b('late'), waiter);
-      await until(() => woken > 0, 'the wake-up after the late acknowledgements');
-      assert.ok(C.link!.stats.lateAcks >= 1);
-      C.buses[1]!.unwaitKey(2, b('late'), waiter);
-    } finally {
-      await C.close();
-    }
   });
 });
