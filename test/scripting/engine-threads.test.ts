@@ -70,6 +70,26 @@ test('a script that wrote is UNKILLABLE; FUNCTION KILL stops a function', async 
   assert.equal(done, ':50000000\r\n');
 });
 
+test('a KILL that lands while the first write is on its way to the host wins: the write is refused, the script ends killed', async () => {
+  const engine = scriptEngine();
+  let marked: boolean | undefined;
+  let kill = '';
+  const host: ScriptHost = {
+    call: (_argv, _resp, run) => {
+      // the KILL reaches the running list before the host marks the call written
+      kill = engine.kill('script').toString();
+      marked = run.markWritten();
+      return marked ? Buffer.from('+OK\r\n') : Buffer.from('-ERR refused\r\n');
+    },
+  };
+  // pcall cannot catch its way past the refused write either
+  const reply = await engine.eval({ body: "pcall(redis.call, 'set', 'w', '1') pcall(redis.call, 'set', 'w', '2') while true do end" }, host);
+  assert.equal(kill, '+OK\r\n');
+  assert.equal(marked, false, 'a call killed first is not marked written (the host must not write)');
+  assert.match(reply.toString(), /^-ERR Script killed by user with SCRIPT KILL/);
+  assert.equal(engine.running().length, 0);
+});
+
 test('FUNCTION LOAD stops a library that runs longer than 500 ms', async () => {
   const engine = scriptEngine();
   assert.equal((await engine.loadLibrary('#!lua name=slow\nwhile true do end')).toString(),

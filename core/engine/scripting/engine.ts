@@ -29,8 +29,9 @@ export interface ScriptHost {
 /** Handle of one script call, given to the host with each command. */
 export interface ScriptRun {
   readonly kind: 'script' | 'function';
-  /** The host ran a write command: SCRIPT/FUNCTION KILL now answer UNKILLABLE, as in Redis. */
-  markWritten(): void;
+  /** The host is about to run a write command: SCRIPT/FUNCTION KILL now answer UNKILLABLE, as in
+   *  Redis. false: a KILL came first; the command must not run (the script ends killed). */
+  markWritten(): boolean;
 }
 
 export interface EvalOptions {

@@ -14,7 +14,8 @@ export interface LuaAddon {
   run(kind: number, id: number, shaOrName: string | null, body: Buffer | null, argv: (Buffer | string)[],
     nkeys: number, proto: number, replace: boolean): object;
   reply(handle: object, bytes: Buffer): void;
-  markWritten(handle: object): void;
+  /** false: a KILL came first and the call must not write (decided under the kill's lock) */
+  markWritten(handle: object): boolean;
   kill(functions: boolean): number;
   running(): { kind: 'script' | 'function'; name: string; ms: number; written: boolean }[];
   scriptLoad(body: Buffer | string): { sha: string; flags: number } | { error: string };

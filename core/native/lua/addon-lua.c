@@ -335,8 +335,9 @@ static napi_value js_mark_written(napi_env env, napi_callback_info info) {
   napi_value a[1];
   napi_get_cb_info(env, info, &argc, a, NULL, NULL);
   run_t *r = get_run(env, a[0]);
-  if (r) atomic_store(&r->written, 1);
-  return NULL;
+  napi_value out;
+  napi_get_boolean(env, r ? pool_mark_written(r) != 0 : false, &out);
+  return out;
 }
 
 static napi_value js_kill(napi_env env, napi_callback_info info) {

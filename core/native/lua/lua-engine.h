@@ -132,6 +132,8 @@ uint64_t store_libs_gen(void);
 /* running scripts: SCRIPT KILL / FUNCTION KILL from any thread */
 typedef enum { kKillOk = 0, kKillNotBusy = 1, kKillUnkillable = 2, kKillWrongKind = 3 } kill_result_t;
 kill_result_t pool_kill(int functions);
+/* 1: the call may write (marked written); 0: a KILL came first, it must not */
+int pool_mark_written(run_t *r);
 typedef struct {
   int kind;
   char name[64];

@@ -296,6 +296,19 @@ kill_result_t pool_kill(int functions) {
   return res;
 }
 
+/* A call's first write against a KILL: both under g_mu, so either the KILL saw the call written
+ * (UNKILLABLE) or the call sees the kill and does not write (the KILL's +OK is true). Without it
+ * a KILL landing while the write was on its way to the host answered OK and the script, killed
+ * only at its next hook, had written (seen as a NOTBUSY flake in scripting-atomic). */
+int pool_mark_written(run_t *r) {
+  int ok;
+  pthread_mutex_lock(&g_mu);
+  ok = !atomic_load(&r->kill);
+  if (ok) atomic_store(&r->written, 1);
+  pthread_mutex_unlock(&g_mu);
+  return ok;
+}
+
 int pool_running(running_info_t *out, int max) {
   int n = 0;
   uint64_t now = now_ms();

@@ -9,6 +9,8 @@
 #include <lauxlib.h>
 #include "lua-engine.h"
 
+static void kill_hook(lua_State *L, lua_Debug *ar);
+
 __thread run_t *t_run;
 /* every 100k VM instructions, like Redis: ~1 ms between kill checks on this machine */
 #define kHookInstructions 100000
@@ -88,6 +90,12 @@ static int generic_call(lua_State *L, int raise) {
   free(argl);
   lua_settop(L, 0);
   if (rc < 0) return raise_error(L, "Script killed by user with SCRIPT KILL...");
+  /* a KILL came while the command was on its way: a write was refused (pool_mark_written), so
+   * the script ends here, every line from now on raising (as kill_hook does) */
+  if (atomic_load(&r->kill) && !atomic_load(&r->written)) {
+    lua_sethook(L, kill_hook, LUA_MASKLINE, 0);
+    return raise_error(L, "Script killed by user with SCRIPT KILL...");
+  }
   if (!resp_to_lua(L, r->reply.p, r->reply.len)) return raise_error(L, "Unparsable reply to a command called from script");
   if (raise && r->reply.len && r->reply.p[0] == '-') return lua_error(L);
   return 1;

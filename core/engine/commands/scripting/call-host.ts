@@ -38,6 +38,8 @@ const kReadOnly = errorBytes(kScriptCallErrors.writeInReadOnly);
 const kAclInvalid = errorBytes('Invalid command passed to redis.acl_check_cmd()');
 const kOne = Buffer.from(':1\r\n');
 const kZero = Buffer.from(':0\r\n');
+/** the reply a write refused after a KILL gets (the addon raises the kill error in its place) */
+const kKilled = errorBytes('Script killed by user with SCRIPT KILL...');
 
 /**
  * A write the script made, reported to the write hook once the transaction committed; while key
@@ -80,7 +82,9 @@ export class CallHost implements ScriptHost {
     const db = s.db;
     const write = (bits & kFlagWrite) !== 0;
     if (write) {
-      run.markWritten();
+      // a KILL that came first wins: the write is not run and the script ends killed (the addon
+      // raises on return), so a KILL's +OK never leaves a write behind
+      if (!run.markWritten()) return kKilled;
       if (this.onFirstWrite !== undefined) {
         this.onFirstWrite();
         this.onFirstWrite = undefined;
