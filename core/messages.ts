@@ -97,5 +97,5 @@ export interface WorkerStats {
   /** CLIENT TRACKING (core/engine/tracking/tracker.ts); absent before the first stats snapshot */
   tracking?: import('./engine/tracking/tracker').TrackingStats;
   /** the read cache (absent with --cache off) */
-  cache?: import('./engine/cache/near-cache').CacheStats & { enabled: boolean };
+  cache?: import('./engine/cache/near-cache').CacheStats & { enabled: boolean; shared?: import('./engine/cache/shared-invalidations').SharedCacheStats };
 }

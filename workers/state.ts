@@ -24,6 +24,7 @@ import { AclCommandIndex, aclSpecs } from '../core/acl/command-index';
 import { UserRegistry, type AclMutation } from '../core/acl/registry';
 import { AclLog } from '../core/acl/log';
 import { shareOf, startReadCache } from './read-cache';
+import { SharedInvalidations } from '../core/engine/cache/shared-invalidations';
 import { Tracker } from '../core/engine/tracking/tracker';
 import { isTlsOption } from '../core/tls/secure-context';
 import { WorkerTls } from './worker-tls';
@@ -51,6 +52,8 @@ export class WorkerState implements ServerContext {
   readonly bus: MessageBus;
   readonly blocking: BlockingWaits;
   readonly tracker: Tracker;
+  /** --cache shared: this worker's writes to other instances' caches, theirs to ours (worker 0) */
+  readonly sharedCache: SharedInvalidations | undefined;
   /** notify-keyspace-events: publishes the hook's events on the bus while on */
   private readonly notifier: KeyspaceNotifier;
   stats = emptyStats();
@@ -95,6 +98,13 @@ export class WorkerState implements ServerContext {
     this.blocking = new BlockingWaits(this.bus, this.writeHook, (n) => { this.stats.blockedClients = n; });
     this.notifier = new KeyspaceNotifier(this.writeHook, this.bus, this.workerIndex);
     this.notifier.configure(parseNotifyFlags(this.config.str('notify-keyspace-events')) ?? 0);
+    if (this.store.cache !== undefined && this.config.str('cache') === 'shared') {
+      this.sharedCache = new SharedInvalidations(this.store.cache.table, this.bus);
+      this.writeHook.listen(this.sharedCache.listener());
+      if (this.workerIndex === 0) {
+        this.sharedCache.subscribe().catch((e: Error) => this.log(`read cache (shared): subscribing failed: ${e.message}`));
+      }
+    }
     this.tracker = new Tracker(this.writeHook, this.bus, this.clients, this.workerIndex, this.runId,
       this.config.int('tracking-table-max-keys'), this.config.int('workers'));
     port.on('message', (msg: PrimaryToWorker) => this.onMessage(msg));
@@ -238,7 +248,7 @@ export class WorkerState implements ServerContext {
         return true;
       case 'stats':
         return { ...this.stats, tracking: this.tracker.stats, lanes: this.store.lanes.map((l) => l.snapshot()), scripts: { ...this.store.scripts.stats },
-          cache: this.store.cache && { ...this.store.cache.stats, enabled: this.store.cache.table.enabled } };
+          cache: this.store.cache && { ...this.store.cache.stats, enabled: this.store.cache.table.enabled, shared: this.sharedCache?.stats } };
       case 'reset-stats':
         this.clearStats();
         for (const l of this.store.lanes) l.resetStats();
@@ -258,6 +268,7 @@ export class WorkerState implements ServerContext {
     for (const c of [...this.clients.values()]) c.destroy();
     await this.store.close();
     this.tracker.close();
+    this.sharedCache?.close();
     this.bus.close();
     setImmediate(() => {
       this.port.close();

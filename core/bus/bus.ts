@@ -136,6 +136,20 @@ export class MessageBus {
     return n;
   }
 
+  /** A subscriber on another instance (by the view) of interest key (interestKey('s', channel), made once by the caller). */
+  wantsRemote(key: string): boolean {
+    return this.remote.has(key);
+  }
+
+  /**
+   * To the shard channel's subscribers on other instances only, nothing in this process (--cache
+   * shared's invalidations: this process's workers share its version table already).
+   */
+  publishRemote(channel: Buffer, message: Buffer): void {
+    this.stats.published++;
+    this.queue(this.remoteOut, 's', 0, channel, message);
+  }
+
   /**
    * PUBLISH, SPUBLISH: publish(), with the other workers' receivers counted where they are. The
    * view's count can be stale while a subscription changes on another worker (an UNSUBSCRIBE

@@ -61,6 +61,8 @@ export interface PgLinkStats {
   queueUsage: number;
   remoteInstances: number;
   remoteKeys: number;
+  /** other instances that (re)registered (H): one that reconnected may have dropped what it sent meanwhile */
+  registrations: number;
 }
 
 /** late interest acknowledgements remembered at once */
@@ -83,7 +85,7 @@ export class PgLink implements RemoteLink {
   readonly channel: string;
   readonly stats: PgLinkStats = {
     connected: false, reconnects: 0, notifications: 0, transactions: 0, itemsOut: 0, itemsIn: 0, largeOut: 0, largeIn: 0,
-    dropped: 0, lost: 0, lateAcks: 0, largeMissing: 0, queueUsage: 0, remoteInstances: 0, remoteKeys: 0,
+    dropped: 0, lost: 0, lateAcks: 0, largeMissing: 0, queueUsage: 0, remoteInstances: 0, remoteKeys: 0, registrations: 0,
   };
   onItems?: (items: BusItem[]) => void;
   onRemoteInterest?: (key: string, present: boolean) => Promise<void>;
@@ -92,6 +94,9 @@ export class PgLink implements RemoteLink {
    * woke nobody here, so the clients blocked on key should look again (hub.ts) */
   onLateAck?: (key: string) => void;
   onKill?: (kind: ScriptKind) => void;
+  /** this instance's own heartbeat came back (its send time): every notification committed
+   * before it was sent has been received (--cache shared's lease, core/primary/cache-lease.ts) */
+  onBeat?: (sentAt: number) => void;
   /** ACL users changed on another instance (the version it committed), or undefined: reconnected,
    * changes may have been missed (core/primary/acl-host.ts reloads them) */
   onAcl?: (version: number | undefined) => void;
@@ -185,6 +190,13 @@ export class PgLink implements RemoteLink {
     if (!this.conn || this.conn.closed) return;
     this.ops.push({ stmts: () => [['DELETE FROM bus_interest WHERE instance = $1 AND key = $2', [this.instance, Buffer.from(key, 'latin1')]],
       this.notify(`I${this.instance} ${++this.seq} -${Buffer.from(key, 'latin1').toString('base64')}`)] });
+    this.flush();
+  }
+
+  /** A heartbeat to this instance itself, through Postgres (onBeat when it comes back). */
+  beat(sentAt: number): void {
+    if (!this.conn || this.conn.closed) return;
+    this.ops.push({ stmts: () => [this.notify(`B${this.instance} ${++this.seq} ${sentAt}`)] });
     this.flush();
   }
 
@@ -337,7 +349,11 @@ export class PgLink implements RemoteLink {
 
   private onNotification(payload: string): void {
     const h = parseHead(payload);
-    if (!h || h.instance === this.instance) return;
+    if (!h) return;
+    if (h.instance === this.instance) {
+      if (h.type === 'B') this.onBeat?.(Number(h.rest));
+      return;
+    }
     const last = this.lastSeq.get(h.instance);
     if (last !== undefined && h.seq > last + 1) this.stats.lost += h.seq - last - 1;
     if (last === undefined || h.seq > last) this.lastSeq.set(h.instance, h.seq);
@@ -359,6 +375,7 @@ export class PgLink implements RemoteLink {
         return;
       }
       case 'H':
+        this.stats.registrations++;
         if (!this.byInstance.has(h.instance)) this.byInstance.set(h.instance, new Set());
         this.countInstances();
         void this.reload(h.instance);

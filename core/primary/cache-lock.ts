@@ -7,8 +7,13 @@
  *                       as --cache off.
  *   --cache off         pg_try_advisory_lock_shared. Not got (an owner caches): NOTIFY the owner
  *                       and wait (≤ 10 s) in pg_advisory_lock_shared until it let go.
+ *   --cache shared      the same shared lock as off; the cache is on while cache-lease.ts says so.
  *   the owner, told     turns every worker's cache off (the shared version table's flag), then
  *                       swaps its lock for a shared one: caches stay off while the two run.
+ *
+ * Every instance that does not send invalidations (off, and exclusive when not the owner) also
+ * holds a shared lock of a second class ('PRC2'): a --cache shared instance serves from its cache
+ * only while nobody holds it (uncachedAbsent), since such an instance's writes are never told.
  *
  * So a second instance never serves a write while the first still serves reads from its cache;
  * it turns the cache off for everyone instead of refusing to start, because several instances
@@ -24,6 +29,8 @@ import type { VersionTable } from '../engine/cache/version-table';
 
 /** the first key of the lock: 'PRC1' */
 const kLockClass = 0x50524331;
+/** held (shared) by every instance whose writes are not told to --cache shared instances: 'PRC2' */
+const kSilentClass = 0x50524332;
 const kWaitMs = 10_000;
 
 export class CacheLock {
@@ -35,7 +42,7 @@ export class CacheLock {
   /** the cache is on (this instance holds the exclusive lock) */
   owner = false;
 
-  constructor(private readonly opts: { url: string; startupOptions: string; schema: string; exclusive: boolean;
+  constructor(private readonly opts: { url: string; startupOptions: string; schema: string; mode: 'exclusive' | 'shared' | 'off';
     table: VersionTable; log: (line: string) => void }) {
     const digest = createHash('sha1').update(opts.schema).digest();
     this.key = digest.readInt32BE(0);
@@ -53,12 +60,13 @@ export class CacheLock {
     c.onNotification = () => void this.yieldLock();
     await c.query(`LISTEN "${this.channel}"`, [], { prepare: false });
     c.setListening(true);
-    if (this.opts.exclusive) {
+    if (this.opts.mode === 'exclusive') {
       const r = await c.query('SELECT pg_try_advisory_lock($1::int4, $2::int4)', [kLockClass, this.key]);
       if (r.bool(0, 0) === true) {
         this.owner = true;
         this.opts.table.setEnabled(true);
         this.opts.log(`read cache on: the only instance serving schema ${this.opts.schema} (advisory lock held; another instance turns it off)`);
+        this.started = true;
         return;
       }
     }
@@ -72,9 +80,31 @@ export class CacheLock {
       } catch (e) {
         throw new Error(`another PostRESP instance keeps an exclusive read cache of schema ${this.opts.schema} and did not let go within ${kWaitMs / 1000} s (${(e as Error).message}); stop it or start it with --cache off`);
       }
-    } else if (this.opts.exclusive) {
+    } else if (this.opts.mode === 'exclusive') {
       this.opts.log(`read cache off: another instance serves schema ${this.opts.schema}`);
     }
+    if (this.opts.mode !== 'shared') await this.silent(c);
+    this.started = true;
+  }
+
+  /** This instance's writes are not told to --cache shared instances: they must not cache. */
+  private async silent(c: NativePgConnection): Promise<void> {
+    await c.query('SELECT pg_advisory_lock_shared($1::int4, $2::int4)', [kSilentClass, this.key]);
+  }
+
+  /** the lock connection is up and the lock held (a --cache shared lease needs it) */
+  get held(): boolean {
+    return this.conn !== undefined && !this.conn.closed && this.started;
+  }
+
+  private started = false;
+
+  /** --cache shared: no instance that does not tell its writes serves the schema (a probe, ~1 round trip) */
+  async uncachedAbsent(): Promise<boolean> {
+    const c = this.conn;
+    if (c === undefined || c.closed) return false;
+    const r = await c.query('SELECT pg_try_advisory_xact_lock($1::int4, $2::int4)', [kSilentClass, this.key]);
+    return r.bool(0, 0) === true;
   }
 
   /** Another instance starts: stop serving from the cache in every worker, then let it in. */
@@ -85,11 +115,13 @@ export class CacheLock {
     this.opts.log(`read cache off: another instance serves schema ${this.opts.schema} now`);
     try {
       await this.conn.query('SELECT pg_advisory_lock_shared($1::int4, $2::int4), pg_advisory_unlock($1::int4, $2::int4)', [kLockClass, this.key]);
+      await this.silent(this.conn);
     } catch { /* lost: the lock went with the session */ }
   }
 
   private lost(err: Error): void {
     this.conn = undefined;
+    this.started = false;
     this.opts.table.setEnabled(false);
     if (this.closed) return;
     if (this.owner) this.opts.log(`read cache off: lock connection lost (${err.message}); retrying`);

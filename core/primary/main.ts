@@ -19,6 +19,7 @@ import { BusHub } from '../bus/hub';
 import { PgLink } from '../bus/pg-link';
 import { loadLuaAddon } from '../engine/scripting/native-lua';
 import { CacheLock } from './cache-lock';
+import { CacheLease } from './cache-lease';
 import { newVersionBuffer, VersionTable } from '../engine/cache/version-table';
 
 function usage(): string {
@@ -47,9 +48,11 @@ async function main(): Promise<void> {
   }
   const storage = await provisionStorage(config, log);
   // the read cache's version table, shared by the workers, and the lock that says whether it may be on
-  const cacheVersions = config.str('cache') === 'off' ? undefined : newVersionBuffer();
+  const cacheMode = config.str('cache') as 'exclusive' | 'shared' | 'off';
+  const cacheVersions = cacheMode === 'off' ? undefined : newVersionBuffer();
+  const cacheTable = new VersionTable(cacheVersions ?? newVersionBuffer(1));
   const cacheLock = new CacheLock({ url: storage.url, startupOptions: storage.startupOptions, schema: storage.schema,
-    exclusive: cacheVersions !== undefined, table: new VersionTable(cacheVersions ?? newVersionBuffer(1)), log });
+    mode: cacheMode, table: cacheTable, log });
   const server = new PrimaryServer(config, log, {
     storage: { url: storage.url, startupOptions: storage.startupOptions, storageMode: storage.storageMode, schema: storage.schema },
     cacheVersions,
@@ -76,6 +79,8 @@ async function main(): Promise<void> {
     }
   };
   server.bus = new BusHub({ log, killScripts }, busLink);
+  // --cache shared: on while every other instance's writes are known to arrive (cache-lease.ts)
+  const cacheLease = cacheMode === 'shared' ? new CacheLease({ link: busLink, lock: cacheLock, table: cacheTable, log }) : undefined;
   server.busLink = busLink;
   server.infoSections = async () => {
     const persistence: [string, string | number][] = [['postresp_storage_mode', storage.storageMode],
@@ -91,6 +96,7 @@ async function main(): Promise<void> {
   };
   // after the workers closed their clients and lanes: stop the embedded Postgres, then exit
   server.onStopped.push(async () => {
+    cacheLease?.stop();
     server.bus?.close();
     await busLink.close();
     await cacheLock.close();
@@ -114,6 +120,7 @@ async function main(): Promise<void> {
     await busLink.start();
     await cacheLock.start();
     ready = await server.start();
+    cacheLease?.start();
   } catch (e) {
     await storage.embedded?.stop().catch(() => undefined);
     throw e;

@@ -13,15 +13,24 @@ import type { VersionTable } from './version-table';
 /** writes reaching keys outside their own db's named keys */
 const kWholeDb = new Set(['flushdb', 'flushall', 'swapdb', 'move', 'copy']);
 
+/** Where a write's keys go: the version table, or --cache shared's outgoing invalidations. */
+export interface WrittenSink {
+  bump(db: number, key: Buffer): void;
+  bumpEpoch(): void;
+}
+
+/** Tells sink the keys a write command changes (or the epoch). */
+export function touchWritten(sink: WrittenSink, db: number, spec: CommandSpec, argv: Buffer[]): void {
+  if (kWholeDb.has(spec.name)) return sink.bumpEpoch();
+  const k = spec.keys;
+  // one key at argv[1] (SET, INCR, APPEND…): no key list made
+  if (k.first === 1 && k.last === 1 && k.numkeysAt === undefined && k.afterKeyword === undefined && argv.length > 1) return sink.bump(db, argv[1]);
+  const keys = keysOf(spec, argv);
+  if (keys === undefined) return sink.bumpEpoch();
+  for (let i = 0; i < keys.length; i++) sink.bump(db, keys[i]);
+}
+
 export function invalidator(table: VersionTable): WriteListener {
-  const bump = (db: number, spec: CommandSpec, argv: Buffer[]): void => {
-    if (kWholeDb.has(spec.name)) return table.bumpEpoch();
-    const k = spec.keys;
-    // one key at argv[1] (SET, INCR, APPEND…): no key list made
-    if (k.first === 1 && k.last === 1 && k.numkeysAt === undefined && k.afterKeyword === undefined && argv.length > 1) return table.bump(db, argv[1]);
-    const keys = keysOf(spec, argv);
-    if (keys === undefined) return table.bumpEpoch();
-    for (let i = 0; i < keys.length; i++) table.bump(db, keys[i]);
-  };
+  const bump = (db: number, spec: CommandSpec, argv: Buffer[]): void => touchWritten(table, db, spec, argv);
   return { before: bump, after: bump };
 }

@@ -9,14 +9,18 @@
  *
  *   [0] enabled (1 / 0: the primary turns every worker's cache off at once)
  *   [1] epoch
- *   [2 …] slots, a power of two
+ *   [2] --cache shared: when worker 0 last said it receives other instances' invalidations
+ *       (1 + ms mod 2^30; 0 never), which the primary's lease reads
+ *   [3 …] slots, a power of two
  *
  * Collisions only cost extra misses: two keys in one slot invalidate each other.
  */
 
 const kEnabled = 0;
 const kEpoch = 1;
-const kHeader = 2;
+const kSharedAlive = 2;
+const kHeader = 3;
+const kAliveMod = 1 << 30;
 
 /** 2^20 slots: 4 MB, one slot per key for a million hot keys before collisions matter */
 export const kDefaultSlots = 1 << 20;
@@ -55,12 +59,29 @@ export class VersionTable {
     Atomics.add(this.v, this.slotOf(this.hash(db, key)), 1);
   }
 
+  /** the slot of hash (another instance's write: --cache shared sends hashes, not keys) */
+  bumpHash(hash: number): void {
+    Atomics.add(this.v, this.slotOf(hash), 1);
+  }
+
   get epoch(): number {
     return Atomics.load(this.v, kEpoch);
   }
 
   bumpEpoch(): void {
     Atomics.add(this.v, kEpoch, 1);
+  }
+
+  /** --cache shared: worker 0 receives other instances' invalidations (it says so every 100 ms) */
+  markSharedAlive(): void {
+    Atomics.store(this.v, kSharedAlive, 1 + (Date.now() % kAliveMod));
+  }
+
+  /** ms since worker 0 last said so (Infinity: never) */
+  sharedAliveAgo(): number {
+    const t = Atomics.load(this.v, kSharedAlive);
+    if (t === 0) return Infinity;
+    return (1 + (Date.now() % kAliveMod) - t + kAliveMod) % kAliveMod;
   }
 
   get enabled(): boolean {

@@ -137,6 +137,11 @@ function cacheFields(s: Session, w: WorkerStats[]): Fields {
     ['cache_fills', total((c) => c.fills)], ['cache_fill_races', total((c) => c.raced)],
     ['cache_invalidations', total((c) => c.invalidations)], ['cache_evictions', total((c) => c.evictions)],
     ['cache_rejected', total((c) => c.rejected)],
+    // --cache shared: slot hashes sent to other instances, and received from them (docs/cache.md)
+    ...(s.server.config.str('cache') === 'shared' ? [
+      ['cache_shared_sent', total((c) => c.shared?.sent ?? 0)], ['cache_shared_messages', total((c) => c.shared?.messages ?? 0)],
+      ['cache_shared_received', total((c) => c.shared?.received ?? 0)], ['cache_shared_epochs', total((c) => c.shared?.epochs ?? 0)],
+    ] as Fields : []),
   ];
 }
 
