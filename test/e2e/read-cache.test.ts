@@ -183,10 +183,13 @@ describe('read cache', () => {
 
   it('an entry never outlives its TTL (lazy: the sweeper has not run)', async () => {
     const c = await RawClient.connect(a.port);
-    await c.call('SET', 'ttl', 'v', 'PX', '150');
+    // 2 s, not 150 ms: at load ~17 a SET and two GETs took longer than 150 ms (fresh-clone run)
+    const set = Date.now();
+    await c.call('SET', 'ttl', 'v', 'PX', '2000');
     assert.equal(await c.call('GET', 'ttl'), 'v');
     assert.equal(await c.call('GET', 'ttl'), 'v');
-    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(Date.now() - set < 2000, 'both GETs ran before the TTL');
+    await new Promise((r) => setTimeout(r, set + 2100 - Date.now()));
     assert.equal(await c.call('GET', 'ttl'), null);
     c.close();
   });
