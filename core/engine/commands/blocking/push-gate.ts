@@ -34,6 +34,14 @@ export function mayWake(waited: Waited, s: Session, db: number, spec: CommandSpe
 }
 
 function keysWaited(waited: Waited, db: number, spec: CommandSpec, argv: Buffer[]): boolean {
+  const ks = spec.keys;
+  if (spec.getKeys === undefined && ks.numkeysAt === undefined && ks.afterKeyword === undefined) {
+    // fixed positions (LPUSH, RPUSH, ZADD, LMOVE…): no key array
+    if (ks.first === 0) return false;
+    const last = ks.last < 0 ? argv.length + ks.last : ks.last;
+    for (let i = ks.first; i <= last && i < argv.length; i += ks.step) if (waited(db, argv[i])) return true;
+    return false;
+  }
   const keys = keysOf(spec, argv);
   if (keys === undefined) return false;
   for (let i = 0; i < keys.length; i++) if (waited(db, keys[i])) return true;
