@@ -7,14 +7,11 @@
  *   node dist/test/e2e/push-order-probe.js <port A> <port B> [rounds = 20]
  */
 import { encode, RawClient, type Value } from './resp-client';
+import { blockedClients } from './blocked-clients';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function blocked(port: number, n: number): Promise<void> {
-  const c = await RawClient.connect(port);
-  while (!String(await c.call('INFO', 'clients')).includes(`blocked_clients:${n}\r\n`)) await sleep(5);
-  c.close();
-}
+const blocked = (port: number, n: number) => blockedClients(port, n, 5);
 
 let round = 0;
 
