@@ -211,7 +211,8 @@ export class PgLink implements RemoteLink {
     const out: Stmt[] = [];
     for (const [to, list] of this.servedOut) {
       let text = '';
-      for (const t of list) {
+      // each entry may hold many tokens (the pushes of one flush to one key): split to pack
+      for (const t of list.join(',').split(',')) {
         if (text !== '' && text.length + t.length > kMaxServedText) {
           out.push(this.notify(`S${this.instance} ${++this.seq} ${to} ${text}`));
           text = '';

@@ -194,6 +194,7 @@ describe('a push waits for the blocked clients it serves (vs redis-server)', () 
       const waited = Date.now() - t0;
       assert.ok(waited >= 900 && waited < 5000, `the push answered after ${waited} ms`);
       assert.equal(await metric('postresp_bus_served_timeouts_total'), timeouts + 1);
+      assert.match(String(await pusher.call('INFO', 'stats')), new RegExp(`\r\npostresp_bus_served_timeouts:${timeouts + 1}\r\n`));
     } finally {
       b.child.kill('SIGCONT');
     }
