@@ -106,6 +106,9 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   const probe = hook.presence ? probePresence(c, db, spec, argv) : undefined;
   const tracking = c.tracking;
   if (tracking !== undefined) c.server.tracker.beforeRun(c, spec, argv);
+  // a write to a key somebody blocks on: the client's later commands wait for its reply, which
+  // leaves after the clients it serves (core/engine/commands/blocking/push-gate.ts)
+  const gate = hook.holdsLater !== undefined && hook.holdsLater(c, db, spec, argv) ? holdLater(c) : undefined;
   let result: RunResult;
   try {
     result = spec.run(c, argv);
@@ -121,18 +124,25 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
     if (!result.done) {
       const slot = c.replies.open(silent, c.proto, isShortOp(result));
       const pending = result;
-      result.listener = (v) => completed(c, slot, v, spec, started, db, argv, pending, probe);
+      result.listener = gate === undefined ? (v) => completed(c, slot, v, spec, started, db, argv, pending, probe)
+        : (v) => gate(completed(c, slot, v, spec, started, db, argv, pending, probe));
       return;
     }
     // answered while being queued (Postgres down): an immediate reply
     result = result.value;
   } else if (isPromise<Reply>(result)) {
     const slot = c.replies.open(silent, c.proto);
-    result.then(
-      (v) => completed(c, slot, v, spec, started, db, argv, undefined, probe),
-      (e: Error) => completed(c, slot, new RespError(`ERR ${e.message}`), spec, started, db, argv, undefined, probe));
+    // (not gate?.(completed(…)): an optional call skips its arguments when gate is undefined)
+    result.then((v) => {
+      const filled = completed(c, slot, v, spec, started, db, argv, undefined, probe);
+      if (gate !== undefined) gate(filled);
+    }, (e: Error) => {
+      const filled = completed(c, slot, new RespError(`ERR ${e.message}`), spec, started, db, argv, undefined, probe);
+      if (gate !== undefined) gate(filled);
+    });
     return;
   }
+  gate?.(undefined);
   // immediate commands: recorded as taking no time (~1 µs); a clock read per command cost 2-3% of PING throughput
   state.record(spec, -1, result);
   if (hook.afterActive && (spec.flagBits & kFlagWrite) !== 0) hook.after(db, spec, argv);
@@ -142,7 +152,8 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
     if (fence !== undefined) {
       const slot = c.replies.open(silent, c.proto);
       slot.after = c.server.tracker.takeHeld(c.id);
-      return afterFence(c, slot, result, fence);
+      afterFence(c, slot, result, fence);
+      return;
     }
     c.replies.done(result, silent, c.proto);
     const own = c.server.tracker.takeHeld(c.id);
@@ -169,8 +180,9 @@ function refuse(c: DispatchClient, e: RespError, silent: boolean): void {
   c.replies.done(e, silent, c.proto);
 }
 
+/** Fills the slot, now or (returned) once what the reply waits for settled. */
 function completed(c: DispatchClient, slot: ReplySlot, value: Reply, spec: CommandSpec, started: number, db: number,
-  argv: Buffer[], pending?: PendingReply, probe?: Presence): void {
+  argv: Buffer[], pending?: PendingReply, probe?: Presence): PromiseLike<unknown> | undefined {
   const state = c.state;
   state.record(spec, started, value);
   const hook = state.writeHook;
@@ -189,6 +201,18 @@ function completed(c: DispatchClient, slot: ReplySlot, value: Reply, spec: Comma
   }
   c.replies.fill(slot, value);
   c.replied();
+  return undefined;
+}
+
+/** holdWhile until the returned function's promise (the command's reply filled) settles; undefined when already held. */
+function holdLater(c: DispatchClient): ((filled: PromiseLike<unknown> | undefined) => void) | undefined {
+  if (c.held !== undefined) return undefined;
+  let open!: () => void;
+  holdWhile(c, new Promise<void>((r) => (open = r)));
+  return (filled) => {
+    if (filled === undefined) open();
+    else filled.then(open, open);
+  };
 }
 
 /**
@@ -196,12 +220,12 @@ function completed(c: DispatchClient, slot: ReplySlot, value: Reply, spec: Comma
  * settles once they were), and CLIENT TRACKING invalidations for tracking clients on another
  * worker thread (tracker.ts publish: that worker has queued them; the bus gives up after 1 s).
  */
-function afterFence(c: DispatchClient, slot: ReplySlot, value: Reply, fence: PromiseLike<unknown>): void {
+function afterFence(c: DispatchClient, slot: ReplySlot, value: Reply, fence: PromiseLike<unknown>): PromiseLike<unknown> {
   const release = (): void => {
     c.replies.fill(slot, value);
     c.replied();
   };
-  fence.then(release, release);
+  return fence.then(release, release);
 }
 
 /** To the hook, with the keys' presence once the probe (queued first, so normally settled) answered. */

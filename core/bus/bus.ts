@@ -199,10 +199,10 @@ export class MessageBus {
   }
 
   /**
-   * wake(), and a promise settled once the clients it woke in this process tried again: this
-   * worker's (each waiter's promise) and the other workers' holding key by the view (each answers
-   * when its own waiters did; 1 s at most for one that does not). Other instances are woken, not
-   * waited for. undefined when nobody in this process waits on key.
+   * wake(), and a promise settled once the clients it woke tried again: this worker's (each
+   * waiter's promise), the other workers' holding key by the view (each answers when its own
+   * waiters did; 1 s at most for one that does not), and other instances' holding it (an answer
+   * back through Postgres; 1 s at most). undefined when nobody else waits on key.
    */
   wakeServed(db: number, key: Buffer): Promise<unknown> | undefined {
     if (this.waiters.size === 0 && this.otherKeys.size === 0 && this.remoteKeys.size === 0) return undefined;
@@ -215,8 +215,41 @@ export class MessageBus {
       const bits = this.holders.get(k) ?? 0;
       if (bits !== 0 && this.workerIndex < 31) tries.push(this.ask(at, bits, 0));
     }
-    if (this.remoteKeys.has(k)) this.queue(this.remoteOut, 'w', db, key, kEmpty);
+    if (this.remoteKeys.has(k)) {
+      // the other instances answer once the clients it woke there tried again (their hub, then
+      // Postgres: docs/messaging.md); pg-link gives up after 1 s (counted), this ask 1 s later
+      const id = this.nextAsk++;
+      this.queue(this.remoteOut, 'w', db, key, Buffer.from(String(id), 'latin1'));
+      this.askTimer ??= setInterval(this.expireAsks, 500).unref();
+      tries.push(new Promise<number>((resolve) => this.asks.set(id, { n: 0, left: kRemoteBit, resolve, since: Date.now() + 1000 })));
+    }
     return tries.length === 0 ? undefined : Promise.all(tries);
+  }
+
+  /**
+   * Whether a client blocks on (db, key) anywhere by this worker's view (a push there would wake
+   * it). Asked for every write while somebody blocks (push-gate.ts): the byte lengths of the
+   * waited keys filter first, so a write to another key makes no string (150–350 ns a call
+   * without the filter, most of it the key's string, measured with one unrelated key waited).
+   */
+  waited(db: number, key: Buffer): boolean {
+    if (this.waiters.size === 0 && this.otherKeys.size === 0 && this.remoteKeys.size === 0) return false;
+    const lengths = this.waitedLengths ??= this.keyLengths();
+    if (!lengths.has(key.length)) return false;
+    const k = blockedKey(db, key);
+    return this.waiters.has(k) || this.otherKeys.has(k) || this.remoteKeys.has(k);
+  }
+
+  /** the byte lengths of the keys waited on anywhere (undefined: to be computed again) */
+  private waitedLengths: Set<number> | undefined = undefined;
+
+  private keyLengths(): Set<number> {
+    const out = new Set<number>();
+    for (const set of [this.waiters.keys(), this.otherKeys, this.remoteKeys]) {
+      // 'k<db>:<key latin1>': one character a byte
+      for (const k of set) out.add(k.length - k.indexOf(':') - 1);
+    }
+    return out;
   }
 
   /** SWAPDB, FLUSHDB: every key of db that a client waits on anywhere is woken (db -1, FLUSHALL: of every db). */
@@ -231,6 +264,8 @@ export class MessageBus {
   }
 
   private checkKeysWanted(): void {
+    // called after every change of the waited keys
+    this.waitedLengths = undefined;
     const wanted = this.waiters.size > 0 || this.otherKeys.size > 0 || this.remoteKeys.size > 0;
     if (wanted === this.keysWanted) return;
     this.keysWanted = wanted;
@@ -297,6 +332,17 @@ export class MessageBus {
       const a = asBuffer(items[i + 2] as Uint8Array);
       if (kind === 'w') {
         const k = blockedKey(items[i + 1] as number, a);
+        const token = items[i + 3] as Uint8Array;
+        if (token.byteLength > 0) {
+          // another instance's push waits: answer the hub once the clients woken here tried again
+          const id = Number(asBuffer(token).toString('latin1'));
+          const tries: PromiseLike<unknown>[] = [];
+          this.wakeOwn(k, tries);
+          const served = (): void => this.port.postMessage({ type: 'bus', op: 'served', id });
+          if (tries.length === 0) served();
+          else void Promise.all(tries).then(served, served);
+          continue;
+        }
         if (asks === undefined || asks[next] !== at) {
           this.wakeOwn(k);
           continue;
@@ -482,6 +528,13 @@ export class MessageBus {
       const done = this.pending.get(msg.id);
       this.pending.delete(msg.id);
       done?.();
+    } else if (msg.op === 'served') {
+      for (const id of msg.ids) {
+        const a = this.asks.get(id);
+        if (a === undefined) continue;
+        a.left &= ~kRemoteBit;
+        if (a.left === 0) this.answered(id, a);
+      }
     } else if (msg.op === 'view') {
       for (const e of msg.entries) this.applyView(e);
       this.onReady();
@@ -512,3 +565,5 @@ export class MessageBus {
 }
 
 const kEmpty = Buffer.alloc(0);
+/** an ask's bit for the other instances (worker bits are 0–30) */
+const kRemoteBit = 1 << 31;

@@ -3,7 +3,8 @@
  * text, < 8000 bytes, no NUL): one line per notification head, then one line per item, bytes in
  * base64 (4/3 of the size, and Buffer#toString('base64') is ~1 GB/s here).
  *
- *   D<instance> <seq>\n m<chan> <msg>\n s<chan> <msg>\n w<db> <key>\n r<id>     data
+ *   D<instance> <seq>\n m<chan> <msg>\n s<chan> <msg>\n w<db> <key>[ <tokens>]\n r<id>   data
+ *   S<instance> <seq> <to> <token>,<token>…                                   woken clients served
  *   I<instance> <seq> +|-<interest key>                                         interest change
  *   A<instance> <seq> <to> <acked seq>                                           interest applied
  *   H<instance> <seq>    X<instance> <seq> <gone instance>                       hello, gone
@@ -18,26 +19,36 @@
 /** m: PUBLISH, s: SPUBLISH, w: a key a blocked client may wait on became non-empty */
 export type ItemKind = 'm' | 's' | 'w';
 
-/** One message on the bus. m/s: a = channel, b = message; w: a = key, db = its database. */
+/**
+ * One message on the bus. m/s: a = channel, b = message; w: a = key, db = its database, b empty
+ * or the tokens of pushes waiting for the clients it wakes to be served (ASCII, comma-separated:
+ * the woken instance answers them with an S notification); from: the sending instance (received).
+ */
 export interface BusItem {
   kind: ItemKind;
   a: Buffer;
   b: Buffer;
   db: number;
+  from?: string;
 }
 
 /** Room for the head line and margin under Postgres's 8000-byte limit. */
 export const kMaxPayload = 7900;
 
 export function encodeItem(it: BusItem): string {
-  return it.kind === 'w' ? `w${it.db} ${it.a.toString('base64')}` : `${it.kind}${it.a.toString('base64')} ${it.b.toString('base64')}`;
+  if (it.kind === 'w') return it.b.length === 0 ? `w${it.db} ${it.a.toString('base64')}` : `w${it.db} ${it.a.toString('base64')} ${it.b.toString('latin1')}`;
+  return `${it.kind}${it.a.toString('base64')} ${it.b.toString('base64')}`;
 }
 
 export function decodeItem(line: string): BusItem | undefined {
   const kind = line[0];
   const sp = line.indexOf(' ');
   if (sp < 0 || (kind !== 'm' && kind !== 's' && kind !== 'w')) return undefined;
-  if (kind === 'w') return { kind, db: Number(line.slice(1, sp)), a: Buffer.from(line.slice(sp + 1), 'base64'), b: kEmpty };
+  if (kind === 'w') {
+    const sp2 = line.indexOf(' ', sp + 1);
+    if (sp2 < 0) return { kind, db: Number(line.slice(1, sp)), a: Buffer.from(line.slice(sp + 1), 'base64'), b: kEmpty };
+    return { kind, db: Number(line.slice(1, sp)), a: Buffer.from(line.slice(sp + 1, sp2), 'base64'), b: Buffer.from(line.slice(sp2 + 1), 'latin1') };
+  }
   return { kind, db: 0, a: Buffer.from(line.slice(1, sp), 'base64'), b: Buffer.from(line.slice(sp + 1), 'base64') };
 }
 

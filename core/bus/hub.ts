@@ -15,6 +15,7 @@ import type { BusItem } from './codec';
 import { interestKey, kBusReconnected, PatternSet } from './interest';
 
 const kReconnectedKey = interestKey('s', kBusReconnected);
+const kNoToken = Buffer.alloc(0);
 import { itemsFromWire, itemsToWire, type BusToHub, type HubToBus, type ScriptKind, type ViewEntry } from './messages';
 
 export interface HubPort {
@@ -35,6 +36,10 @@ export interface RemoteLink {
   onReconnected?: () => void;
   /** set by the hub: an instance acknowledged this one's interest in key only after the timeout */
   onLateAck?: (key: string) => void;
+  /** the woken clients of `tokens` (a 'w' item's b, from instance `to`) were served here: answer it */
+  served?(to: string, tokens: string): void;
+  /** set by the hub: other instances served the clients this one's tokens woke (or gave up) */
+  onServed?: (tokens: string[]) => void;
   /** tells every other instance to stop its killable calls of kind (SCRIPT/FUNCTION KILL) */
   kill?(kind: ScriptKind): void;
   /** set by the hub: another instance asked to stop this one's calls of kind */
@@ -74,6 +79,7 @@ export class BusHub {
       link.onReconnected = () => this.wakeAll();
       link.onLateAck = (key) => this.wakeLate(key);
       link.onKill = (kind) => options.killScripts?.(kind);
+      link.onServed = (tokens) => this.servedRemote(tokens);
     }
   }
 
@@ -92,7 +98,10 @@ export class BusHub {
         this.ack(msg.id, w);
         break;
       case 'out':
-        this.link?.send(itemsFromWire(msg.items));
+        this.out(w, itemsFromWire(msg.items));
+        break;
+      case 'served':
+        this.servedHere(w, msg.id);
         break;
       case 'kill':
         this.link?.kill?.(msg.kind);
@@ -105,6 +114,49 @@ export class BusHub {
     if (!this.ports.delete(w)) return;
     for (const [key, per] of this.counts) if (per.has(w)) void this.count(w, key, 0);
     for (const [id, a] of this.acks) if (a.left.delete(w) && a.left.size === 0) this.finishAck(id);
+    for (const id of [...this.serving.keys()]) this.servedHere(w, id);
+  }
+
+  // ------------------------------------------- a push waiting for the clients it wakes elsewhere
+
+  /** other instances' pushes whose woken clients this process's workers are trying: id → whom to answer */
+  private readonly serving = new Map<number, { from: string; tokens: string; left: Set<number> }>();
+  private nextServing = 1;
+
+  /**
+   * A worker's items for other instances. A wake-up that a push waits on (wakeServed) carries the
+   * worker's ask id: it becomes `<worker>.<id>`, the token the woken instance answers (S, pg-link).
+   */
+  private out(w: number, items: BusItem[]): void {
+    let unanswered: number[] | undefined;
+    for (const it of items) {
+      if (it.kind !== 'w' || it.b.length === 0) continue;
+      if (this.link?.served === undefined) (unanswered ??= []).push(Number(it.b.toString('latin1')));
+      else it.b = Buffer.from(`${w}.${it.b.toString('latin1')}`, 'latin1');
+    }
+    if (unanswered !== undefined) this.ports.get(w)?.postMessage({ type: 'bus', op: 'served', ids: unanswered });
+    this.link?.send(items);
+  }
+
+  /** Tokens answered by the other instances (or given up on): to the workers that asked. */
+  private servedRemote(tokens: string[]): void {
+    const byWorker = new Map<number, number[]>();
+    for (const t of tokens) {
+      const dot = t.indexOf('.');
+      const w = Number(t.slice(0, dot));
+      let ids = byWorker.get(w);
+      if (!ids) byWorker.set(w, ids = []);
+      ids.push(Number(t.slice(dot + 1)));
+    }
+    for (const [w, ids] of byWorker) this.ports.get(w)?.postMessage({ type: 'bus', op: 'served', ids });
+  }
+
+  /** Worker w's woken clients of serving id tried again (or w is gone). */
+  private servedHere(w: number, id: number): void {
+    const s = this.serving.get(id);
+    if (s === undefined || !s.left.delete(w) || s.left.size > 0) return;
+    this.serving.delete(id);
+    this.link?.served?.(s.from, s.tokens);
   }
 
   /** Interest keys this process holds (tests, INFO). */
@@ -240,8 +292,26 @@ export class BusHub {
     if (items.length > 0) this.fromRemote(items);
   }
 
-  /** Items from other instances, to the workers that want them, in order. */
+  /**
+   * Items from other instances, to the workers that want them, in order. A wake-up whose pushes
+   * wait (tokens in b) goes to its workers with a serving id instead; the sender is answered once
+   * each of them answered (at once when none holds the key: a lingering interest, or it left).
+   */
   private fromRemote(items: BusItem[]): void {
+    for (let i = 0; i < items.length; i++) {
+      const it = items[i]!;
+      if (it.kind !== 'w' || it.b.length === 0) continue;
+      const left = new Set<number>();
+      for (const w of this.ports.keys()) if (this.wants(w, it)) left.add(w);
+      if (left.size === 0) {
+        if (it.from !== undefined) this.link?.served?.(it.from, it.b.toString('latin1'));
+        items[i] = { kind: 'w', db: it.db, a: it.a, b: kNoToken };
+        continue;
+      }
+      const id = this.nextServing++;
+      if (it.from !== undefined) this.serving.set(id, { from: it.from, tokens: it.b.toString('latin1'), left });
+      items[i] = { kind: 'w', db: it.db, a: it.a, b: Buffer.from(String(id), 'latin1') };
+    }
     for (const [w, port] of this.ports) {
       const mine = items.filter((it) => this.wants(w, it));
       if (mine.length > 0) port.postMessage({ type: 'bus', op: 'in', items: itemsToWire(mine) });

@@ -9,6 +9,9 @@
  *   worker ──out{items}─────────────▶ hub ──▶ Postgres (other instances)
  *   worker ◀─in{items}─────────────── hub ◀── Postgres
  *   worker ──kill{kind}─────────────▶ hub ──▶ Postgres ──▶ other instances' hubs: stop their scripts
+ *   a push waiting for other instances' woken clients (wakeServed): its 'w' item in 'out' carries
+ *   the ask id; their hubs hand it to their workers ('in', a token id), which answer served{id};
+ *   the answer comes back through Postgres (S) and reaches the asking worker as served{ids}
  */
 import type { BusItem, ItemKind } from './codec';
 
@@ -20,7 +23,9 @@ export type BusToHub =
   | { type: 'bus'; op: 'count'; id: number; key: string; n: number }
   | { type: 'bus'; op: 'ack'; id: number }
   | { type: 'bus'; op: 'out'; items: WireItems }
-  | { type: 'bus'; op: 'kill'; kind: ScriptKind };
+  | { type: 'bus'; op: 'kill'; kind: ScriptKind }
+  /** the clients woken by another instance's push (the 'in' item's token id) tried again */
+  | { type: 'bus'; op: 'served'; id: number };
 
 /** SCRIPT KILL stops EVAL scripts, FUNCTION KILL functions */
 export type ScriptKind = 'script' | 'function';
@@ -33,7 +38,9 @@ export interface ViewEntry { key: string; others: number; holders: number; remot
 export type HubToBus =
   | { type: 'bus'; op: 'view'; entries: ViewEntry[]; id?: number }
   | { type: 'bus'; op: 'done'; id: number }
-  | { type: 'bus'; op: 'in'; items: WireItems };
+  | { type: 'bus'; op: 'in'; items: WireItems }
+  /** the other instances served the clients that these wakeServed asks woke there (or gave up) */
+  | { type: 'bus'; op: 'served'; ids: number[] };
 
 /**
  * On the process's BroadcastChannel: one publishing worker's items, in its order. asks: flat

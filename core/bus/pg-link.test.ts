@@ -114,6 +114,54 @@ describe('PgLink: two instances on one schema', { timeout: 60_000, skip: process
     assert.equal(woken, 1);
   });
 
+  test('wakeServed: a push waits until the clients it woke on the other instance tried again; several pushes share one wake-up', async () => {
+    // B's waiters answer their try 100 ms after the wake-up (the pop's round trip, lengthened)
+    const tried: number[] = [];
+    const waiter = (n: number) => () => new Promise<void>((r) => setTimeout(() => { tried.push(n); r(); }, 100));
+    const [w1, w2] = [waiter(1), waiter(2)];
+    await B.buses[1]!.waitKey(5, b('served'), w1);
+    await B.buses[0]!.waitKey(5, b('served'), w2);
+    const [waits, timeouts, sent] = [A.link!.stats.servedWaits, A.link!.stats.servedTimeouts, A.link!.stats.notifications];
+    const pushes = [A.buses[0]!.wakeServed(5, b('served')), A.buses[1]!.wakeServed(5, b('served'))];
+    assert.ok(pushes.every((p) => p !== undefined), 'B holds the key: the pushes wait');
+    await Promise.all(pushes);
+    assert.deepEqual([...tried].sort(), [1, 2], 'settled after both of B\'s workers\' waiters tried');
+    assert.equal(A.link!.stats.servedWaits - waits, 2);
+    assert.equal(A.link!.stats.servedTimeouts - timeouts, 0);
+    assert.equal(A.link!.stats.notifications - sent, 1, 'the two workers\' wake-ups went as one line with two tokens');
+    B.buses[1]!.unwaitKey(5, b('served'), w1);
+    B.buses[0]!.unwaitKey(5, b('served'), w2);
+    // the interest lingers (30 s): a push now is answered by B's hub at once, nobody to try
+    const t0 = Date.now();
+    await A.buses[0]!.wakeServed(5, b('served'));
+    assert.ok(Date.now() - t0 < 900);
+    assert.equal(A.link!.stats.servedTimeouts - timeouts, 0);
+  });
+
+  test('wakeServed: 1,500 pushes of one key in one turn (one wake-up, its tokens past a payload) are all answered', async () => {
+    let woken = 0;
+    const waiter = () => { woken++; return Promise.resolve(); };
+    await B.buses[1]!.waitKey(6, b('many'), waiter);
+    const timeouts = A.link!.stats.servedTimeouts;
+    const pushes = Array.from({ length: 1500 }, () => A.buses[0]!.wakeServed(6, b('many')));
+    await Promise.all(pushes);
+    assert.equal(A.link!.stats.servedTimeouts - timeouts, 0);
+    assert.ok(woken >= 1 && woken < 10, `${woken} wake-ups`);
+    B.buses[1]!.unwaitKey(6, b('many'), waiter);
+  });
+
+  test('wakeServed: a waiter on the other instance that never answers holds the push servedTimeoutMs (1 s), counted', async () => {
+    const stuck = () => new Promise<void>(() => undefined);
+    await B.buses[0]!.waitKey(5, b('stuck'), stuck);
+    const timeouts = A.link!.stats.servedTimeouts;
+    const t0 = Date.now();
+    await A.buses[1]!.wakeServed(5, b('stuck'));
+    const took = Date.now() - t0;
+    assert.ok(took >= 900 && took < 3000, `${took} ms (servedTimeoutMs: 1000)`);
+    assert.equal(A.link!.stats.servedTimeouts - timeouts, 1);
+    B.buses[0]!.unwaitKey(5, b('stuck'), stuck);
+  });
+
   test('repeated wake-ups of one key in one turn go out as one notification', async () => {
     let woken = 0;
     const waiter = () => { woken++; };

@@ -38,6 +38,8 @@ export interface PgLinkOptions {
   largeTtlMs?: number;
   maxBatchItems?: number;
   reconnectMaxMs?: number;
+  /** how long a push waits for other instances to serve the clients it woke there */
+  servedTimeoutMs?: number;
 }
 
 export interface PgLinkStats {
@@ -63,17 +65,32 @@ export interface PgLinkStats {
   remoteKeys: number;
   /** other instances that (re)registered (H): one that reconnected may have dropped what it sent meanwhile */
   registrations: number;
+  /** wake-ups whose pushes waited for other instances to serve the clients they woke */
+  servedWaits: number;
+  /** of those, the ones given up on after servedTimeoutMs (an instance slow, stuck or dead) */
+  servedTimeouts: number;
 }
 
 /** late interest acknowledgements remembered at once */
 const kMaxLateAcks = 1000;
-const kDefaults = { ackTimeoutMs: 1000, healthMs: 5000, largeTtlMs: 60_000, maxBatchItems: 2000, reconnectMaxMs: 2000 };
+const kDefaults = { ackTimeoutMs: 1000, healthMs: 5000, largeTtlMs: 60_000, maxBatchItems: 2000, reconnectMaxMs: 2000, servedTimeoutMs: 1000 };
+/** S notifications: tokens per payload at most this long (Postgres: < 8000 bytes) */
+const kMaxServedText = 7000;
 
 export type PgStmt = [sql: string, params: PgParam[]];
 type Stmt = PgStmt;
 // Statements are built when flushed: sequence numbers then follow the order Postgres commits in;
 // results: the op's own statements' results, undefined when the transaction failed or was dropped
 type Op = { items: BusItem[] } | { stmts: () => Stmt[]; committed?: () => void; results?: (r: PgResult[] | undefined) => void };
+
+const kComma = Buffer.from(',');
+
+/** The push tokens of wake-up items (b of 'w' items). */
+function tokensOf(items: BusItem[]): string[] {
+  const out: string[] = [];
+  for (const it of items) if (it.kind === 'w' && it.b.length > 0) out.push(...it.b.toString('latin1').split(','));
+  return out;
+}
 
 export function busChannel(schema: string): string {
   const name = `postresp_bus_${schema}`;
@@ -85,7 +102,7 @@ export class PgLink implements RemoteLink {
   readonly channel: string;
   readonly stats: PgLinkStats = {
     connected: false, reconnects: 0, notifications: 0, transactions: 0, itemsOut: 0, itemsIn: 0, largeOut: 0, largeIn: 0,
-    dropped: 0, lost: 0, lateAcks: 0, largeMissing: 0, queueUsage: 0, remoteInstances: 0, remoteKeys: 0, registrations: 0,
+    dropped: 0, lost: 0, lateAcks: 0, largeMissing: 0, queueUsage: 0, remoteInstances: 0, remoteKeys: 0, servedWaits: 0, servedTimeouts: 0, registrations: 0,
   };
   onItems?: (items: BusItem[]) => void;
   onRemoteInterest?: (key: string, present: boolean) => Promise<void>;
@@ -97,6 +114,8 @@ export class PgLink implements RemoteLink {
   /** this instance's own heartbeat came back (its send time): every notification committed
    * before it was sent has been received (--cache shared's lease, core/primary/cache-lease.ts) */
   onBeat?: (sentAt: number) => void;
+  /** the other instances served the clients these tokens' wake-ups woke there, or servedTimeoutMs passed */
+  onServed?: (tokens: string[]) => void;
   /** ACL users changed on another instance (the version it committed), or undefined: reconnected,
    * changes may have been missed (core/primary/acl-host.ts reloads them) */
   onAcl?: (version: number | undefined) => void;
@@ -116,6 +135,10 @@ export class PgLink implements RemoteLink {
    * kMaxLateAcks, oldest dropped: an instance that never answers is dead or gets checked) */
   private readonly lateAcks = new Map<number, { key: string; left: Set<string> }>();
   private readonly inbox: { items?: BusItem[] }[] = [];
+  /** tokens of wake-ups sent: the instances still to answer that they served the clients woken */
+  private readonly awaiting = new Map<string, { left: Set<string>; timer: NodeJS.Timeout }>();
+  /** answers to send: instance → its tokens served here */
+  private servedOut = new Map<string, string[]>();
   private health: NodeJS.Timeout | undefined;
   private retry: NodeJS.Timeout | undefined;
   private backoff = 100;
@@ -150,6 +173,7 @@ export class PgLink implements RemoteLink {
     }
     this.conn = undefined;
     for (const seq of [...this.acks.keys()]) this.finishAck(seq);
+    this.giveUpServed();
   }
 
   // ---------------------------------------------------------------- sending
@@ -157,6 +181,8 @@ export class PgLink implements RemoteLink {
   send(items: BusItem[]): void {
     if (!this.conn || this.conn.closed) {
       this.stats.dropped += items.length;
+      const tokens = tokensOf(items);
+      if (tokens.length > 0) this.onServed?.(tokens);
       return;
     }
     this.ops.push({ items });
@@ -168,6 +194,40 @@ export class PgLink implements RemoteLink {
         this.flush();
       });
     }
+  }
+
+  /**
+   * The clients woken here by `to`'s wake-up with `tokens` were served: `to`'s pushes may answer.
+   * One S notification per instance and flush (split under the payload limit).
+   */
+  served(to: string, tokens: string): void {
+    if (!this.conn || this.conn.closed) return;
+    const first = this.servedOut.size === 0;
+    let list = this.servedOut.get(to);
+    if (!list) this.servedOut.set(to, list = []);
+    list.push(tokens);
+    if (first) {
+      this.ops.push({ stmts: () => this.servedStmts() });
+      this.flush();
+    }
+  }
+
+  private servedStmts(): Stmt[] {
+    const out: Stmt[] = [];
+    for (const [to, list] of this.servedOut) {
+      let text = '';
+      // each entry may hold many tokens (the pushes of one flush to one key): split to pack
+      for (const t of list.join(',').split(',')) {
+        if (text !== '' && text.length + t.length > kMaxServedText) {
+          out.push(this.notify(`S${this.instance} ${++this.seq} ${to} ${text}`));
+          text = '';
+        }
+        text = text === '' ? t : `${text},${t}`;
+      }
+      if (text !== '') out.push(this.notify(`S${this.instance} ${++this.seq} ${to} ${text}`));
+    }
+    this.servedOut = new Map();
+    return out;
   }
 
   /** Registers key; resolves once every other live instance acknowledged it (or ackTimeoutMs). */
@@ -283,15 +343,20 @@ export class PgLink implements RemoteLink {
     let count = 0;
     // a wake-up carries no data: one per key per transaction is enough (a hot list pushed by
     // many clients would otherwise notify once per push)
-    const woken = new Set<string>();
+    // (a push that waits for the clients it wakes adds its token to the key's one wake-up)
+    const woken = new Map<string, BusItem>();
     const ranges: [op: Op, from: number, to: number][] = [];
     for (const op of batch) {
       if ('items' in op) {
         for (const it of op.items) {
           if (it.kind === 'w') {
-            const k = `${it.db}:${it.a.toString('latin1')}`;
-            if (woken.has(k)) continue;
-            woken.add(k);
+            const k = `k${it.db}:${it.a.toString('latin1')}`;
+            const first = woken.get(k);
+            if (first !== undefined) {
+              if (it.b.length > 0) first.b = first.b.length === 0 ? it.b : Buffer.concat([first.b, kComma, it.b]);
+              continue;
+            }
+            woken.set(k, it);
           }
           items.push(it);
         }
@@ -304,6 +369,7 @@ export class PgLink implements RemoteLink {
       }
     }
     emitItems();
+    const waiting = this.awaitServed(woken);
     this.flushing = true;
     this.tx(stmts).then((results) => {
       this.stats.transactions++;
@@ -313,12 +379,54 @@ export class PgLink implements RemoteLink {
       for (const [op, from, to] of ranges) if ('stmts' in op) op.results?.(results.slice(from, to));
     }, (e: Error) => {
       this.stats.dropped += count;
+      for (const t of waiting) this.finishServed(t);
       this.opts.log(`bus: sending to other instances failed, ${count} message(s) dropped: ${e.message}`);
       for (const op of batch) if ('stmts' in op) { op.committed?.(); op.results?.(undefined); }
     }).finally(() => {
       this.flushing = false;
       this.flush();
     });
+  }
+
+  /**
+   * The wake-ups of a flush whose pushes wait: each token waits for every other instance that
+   * holds the key (by the interest registry) to answer S, or servedTimeoutMs; none: answered now.
+   */
+  private awaitServed(woken: Map<string, BusItem>): string[] {
+    const all: string[] = [];
+    for (const [k, it] of woken) {
+      if (it.b.length === 0) continue;
+      const left = new Set<string>();
+      for (const [inst, keys] of this.byInstance) if (keys.has(k)) left.add(inst);
+      for (const t of it.b.toString('latin1').split(',')) {
+        this.stats.servedWaits++;
+        if (left.size === 0) {
+          this.onServed?.([t]);
+          continue;
+        }
+        all.push(t);
+        const timer = setTimeout(() => {
+          this.stats.servedTimeouts++;
+          this.finishServed(t);
+        }, this.opts.servedTimeoutMs);
+        timer.unref();
+        this.awaiting.set(t, { left: new Set(left), timer });
+      }
+    }
+    return all;
+  }
+
+  private finishServed(token: string): void {
+    const a = this.awaiting.get(token);
+    if (a === undefined) return;
+    this.awaiting.delete(token);
+    clearTimeout(a.timer);
+    this.onServed?.([token]);
+  }
+
+  /** Disconnected or closing: no answer will come; every waiting push goes on. */
+  private giveUpServed(): void {
+    for (const t of [...this.awaiting.keys()]) this.finishServed(t);
   }
 
   private large(it: BusItem): Stmt {
@@ -358,7 +466,7 @@ export class PgLink implements RemoteLink {
     if (last !== undefined && h.seq > last + 1) this.stats.lost += h.seq - last - 1;
     if (last === undefined || h.seq > last) this.lastSeq.set(h.instance, h.seq);
     switch (h.type) {
-      case 'D': return this.onData(h.rest);
+      case 'D': return this.onData(h.rest, h.instance);
       case 'I': void this.onInterest(h.instance, h.seq, h.rest); return;
       case 'A': {
         const [to, acked] = h.rest.split(' ');
@@ -371,6 +479,15 @@ export class PgLink implements RemoteLink {
             this.stats.lateAcks++;
             this.onLateAck?.(late.key);
           }
+        }
+        return;
+      }
+      case 'S': {
+        const sp = h.rest.indexOf(' ');
+        if (sp < 0 || h.rest.slice(0, sp) !== this.instance) return;
+        for (const t of h.rest.slice(sp + 1).split(',')) {
+          const a = this.awaiting.get(t);
+          if (a !== undefined && a.left.delete(h.instance) && a.left.size === 0) this.finishServed(t);
         }
         return;
       }
@@ -393,7 +510,7 @@ export class PgLink implements RemoteLink {
     }
   }
 
-  private onData(rest: string): void {
+  private onData(rest: string, from: string): void {
     const entry: { items?: BusItem[] } = {};
     this.inbox.push(entry);
     if (rest.startsWith('r')) {
@@ -401,7 +518,7 @@ export class PgLink implements RemoteLink {
       this.conn!.query('SELECT kind, db, a, b FROM bus_messages WHERE id = $1::int8', [id]).then((r) => {
         this.stats.largeIn++;
         if (r.rowCount === 0) this.stats.largeMissing++;
-        entry.items = r.rowCount === 0 ? [] : [{ kind: r.text(0, 0) as ItemKind, db: r.int(0, 1)!, a: Buffer.from(r.value(0, 2)!), b: Buffer.from(r.value(0, 3)!) }];
+        entry.items = r.rowCount === 0 ? [] : [{ kind: r.text(0, 0) as ItemKind, db: r.int(0, 1)!, a: Buffer.from(r.value(0, 2)!), b: Buffer.from(r.value(0, 3)!), from }];
       }, () => {
         this.stats.largeMissing++;
         entry.items = [];
@@ -411,7 +528,10 @@ export class PgLink implements RemoteLink {
     const items: BusItem[] = [];
     for (const line of rest.split('\n')) {
       const it = decodeItem(line);
-      if (it) items.push(it);
+      if (it) {
+        it.from = from;
+        items.push(it);
+      }
     }
     entry.items = items;
     this.pump();
@@ -462,6 +582,7 @@ export class PgLink implements RemoteLink {
       this.byInstance.delete(instance);
       this.lastSeq.delete(instance);
       for (const [seq, a] of this.acks) if (a.left.delete(instance) && a.left.size === 0) this.finishAck(seq);
+      for (const [t, a] of this.awaiting) if (a.left.delete(instance) && a.left.size === 0) this.finishServed(t);
     } else {
       this.byInstance.set(instance, keys);
     }
@@ -542,6 +663,8 @@ export class PgLink implements RemoteLink {
     if (this.closed) return;
     this.opts.log(`bus: connection to Postgres lost (${err.message}); messages to and from other instances are lost until it is back`);
     for (const seq of [...this.acks.keys()]) this.finishAck(seq);
+    this.giveUpServed();
+    this.servedOut = new Map();
     this.stats.dropped += this.ops.reduce((n, op) => n + ('items' in op ? op.items.length : 0), 0);
     for (const op of this.ops) if ('stmts' in op) { op.committed?.(); op.results?.(undefined); }
     this.ops = [];

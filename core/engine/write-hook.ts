@@ -11,6 +11,7 @@
  *   before a write is sent ───────────────────────▶ hook.before(db, spec, argv)
  *   its outcome known (any), before its reply ───▶ hook.after(db, spec, argv)
  *   a listener may hold the writer's reply ───────▶ holdReply(by, promise) → dispatch waits (replyHold)
+ *   and the writer's later commands ──────────────▶ holdsLater(s, db, spec, argv) → dispatch holds them
  *
  * One per worker thread. Nobody listening costs a write one branch on `active`: no report, no
  * key list, no allocation is made.
@@ -19,6 +20,7 @@ import { RespError, type Reply } from './reply';
 import { keysOf, type CommandSpec } from './commands/spec';
 import { PendingReply, type Outcome } from './pending-reply';
 import { lookupEvents, withNewEvents, type Event } from './key-presence';
+import type { Session } from './session';
 
 /**
  * One event. key null: every key of db (FLUSHDB, SWAPDB); db -1 with key null: every key of
@@ -137,6 +139,12 @@ export class WriteHook {
     else for (const k of keysOf(spec, argv) ?? []) collect(db, decl, k, false);
     withNewEvents(events, db, status, this.emit);
   }
+
+  /**
+   * Set by the blocking commands while somebody blocks anywhere: whether a command may wake a
+   * blocked client, so that its client's later commands wait for its reply (dispatch; push-gate.ts).
+   */
+  holdsLater: ((s: Session, db: number, spec: CommandSpec, argv: Buffer[]) => boolean) | undefined = undefined;
 
   /** client id → what its reply waits for: a push's waits for the blocked clients it woke (blocking/waits.ts) */
   private readonly holds = new Map<number, Promise<unknown>>();

@@ -92,7 +92,10 @@ async function main(): Promise<void> {
       persistence.push(['postresp_storage_error', e.message.replace(/\s+/g, ' ')]);
       return [];
     });
-    return { server: [['config_file', config.file ?? '']], persistence, keyspace: counts, stats: [['expired_keys', sweeper.deleted]] };
+    // a push's waits for the clients it served on other instances, and those given up after 1 s (docs/messaging.md)
+    const stats: [string, number][] = [['expired_keys', sweeper.deleted], ['postresp_bus_served_waits', busLink.stats.servedWaits],
+      ['postresp_bus_served_timeouts', busLink.stats.servedTimeouts]];
+    return { server: [['config_file', config.file ?? '']], persistence, keyspace: counts, stats };
   };
   // after the workers closed their clients and lanes: stop the embedded Postgres, then exit
   server.onStopped.push(async () => {

@@ -137,6 +137,8 @@ function renderBus(o: Out, b: PgLinkStats): void {
     ['postresp_bus_lost_total', 'counter', 'Notifications of other instances missed (gaps in their sequence, e.g. while reconnecting).', b.lost],
     ['postresp_bus_large_missing_total', 'counter', 'Large messages whose row was already deleted when fetched.', b.largeMissing],
     ['postresp_bus_reconnects_total', 'counter', 'Reconnections of the LISTEN/NOTIFY connection.', b.reconnects],
+    ['postresp_bus_served_waits_total', 'counter', 'Pushes whose reply waited for other instances to serve the blocked clients they woke there.', b.servedWaits],
+    ['postresp_bus_served_timeouts_total', 'counter', 'Of those, the ones whose wait was given up after 1 s (an instance slow, stuck or gone).', b.servedTimeouts],
   ];
   for (const [name, type, help, v] of rows) {
     o.head(name, type, help);

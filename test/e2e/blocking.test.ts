@@ -12,6 +12,7 @@ import { createClient } from 'redis';
 import { encode, RawClient, type Value } from './resp-client';
 import { startServer, uniqueSchema, type RunningServer } from './start-server';
 import { withPg } from '../support/pg';
+import { blockedClients } from './blocked-clients';
 
 const schema = uniqueSchema('blocking');
 let a: RunningServer;
@@ -34,16 +35,7 @@ async function client(s: RunningServer): Promise<RawClient> {
 }
 
 /** Polls INFO on s until blocked_clients is n. */
-async function blocked(s: RunningServer, n: number): Promise<void> {
-  const c = await client(s);
-  for (let i = 0; ; i++) {
-    const info = String(await c.call('INFO', 'clients'));
-    if (info.includes(`blocked_clients:${n}\r\n`)) break;
-    if (i > 1000) throw new Error(`blocked_clients never ${n}:\n${info}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  c.close();
-}
+const blocked = (s: RunningServer, n: number): Promise<void> => blockedClients(s.port, n);
 
 const waiterRows = () => withPg(async (c) => (await c.query(`SELECT count(*)::int AS n FROM "${schema}".blocked_waiters`)).rows[0].n as number);
 

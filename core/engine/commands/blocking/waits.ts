@@ -4,7 +4,8 @@
  *
  *   write commits here ─▶ hook (only while a client waits on a key anywhere) ─▶ bus.wakeServed(db, key)
  *        ─▶ this worker's waiters, other workers' (BroadcastChannel), other instances' (NOTIFY)
- *   the writer's reply waits (hook.holdReply) until this process's woken clients tried again
+ *   the writer's reply waits (hook.holdReply) until the woken clients tried again, and its
+ *   later commands wait for that reply when a key it writes is waited on (hook.holdsLater)
  *
  * The hook listener is registered only while the bus says some client of some worker or
  * instance waits on a key: with nobody blocked a write pays nothing (the hook stays inactive).
@@ -12,6 +13,9 @@
 import type { KeyWaiter, MessageBus } from '../../../bus/bus';
 import type { WriteHook } from '../../write-hook';
 import type { BlockingHost } from './blocked-call';
+import type { Session } from '../../session';
+import type { CommandSpec } from '../spec';
+import { mayWake } from './push-gate';
 
 /**
  * Events that may make a key hold a list, a sorted set or new stream entries (Redis calls
@@ -33,10 +37,13 @@ export class BlockingWaits implements BlockingHost {
 
   constructor(private readonly bus: MessageBus, private readonly hook: WriteHook, private readonly onCount: (n: number) => void) {
     bus.onKeysWanted = (wanted) => {
-      if (wanted && this.unlisten === undefined) this.unlisten = hook.listen({ committed: this.committed });
-      else if (!wanted && this.unlisten !== undefined) {
+      if (wanted && this.unlisten === undefined) {
+        this.unlisten = hook.listen({ committed: this.committed });
+        hook.holdsLater = this.holdsLater;
+      } else if (!wanted && this.unlisten !== undefined) {
         this.unlisten();
         this.unlisten = undefined;
+        hook.holdsLater = undefined;
       }
     };
   }
@@ -56,6 +63,12 @@ export class BlockingWaits implements BlockingHost {
       }
     }
   };
+
+  private readonly waited = (db: number, key: Buffer): boolean => this.bus.waited(db, key);
+
+  /** a write to a key somebody blocks on holds its client's later commands (push-gate.ts) */
+  private readonly holdsLater = (s: Session, db: number, spec: CommandSpec, argv: Buffer[]): boolean =>
+    mayWake(this.waited, s, db, spec, argv);
 
   /** the wake-ups' promises while woken() runs its function */
   private caught: PromiseLike<unknown>[] | undefined = undefined;
