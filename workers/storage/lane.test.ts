@@ -16,6 +16,7 @@ import { mgetReply } from '../../core/engine/commands/string/mget';
 import { kHsetBatch } from '../../core/engine/commands/hash/hset-batch';
 import { kPushBatch } from '../../core/engine/commands/list/push-batch';
 import { kSaddBatch } from '../../core/engine/commands/set/sadd-batch';
+import { kZaddBatch } from '../../core/engine/commands/zset/zadd-batch';
 import { installFunctions } from '../../core/engine/commands/install-functions';
 import { connectClient } from '../../core/primary/postgres/connect';
 import { migrate } from '../../core/primary/postgres/migrations';
@@ -37,6 +38,8 @@ const hset = (k: string, ...fv: string[]) => new BatchOp(kHsetBatch,
 const push = (k: string, left: boolean, onlyExisting: boolean, ...e: string[]) =>
   new BatchOp(kPushBatch, { db: 0, key: b(k), elements: e.map(b), left, onlyExisting }, countReply);
 const sql = (text: string) => new StmtOp({ text }, [], (rows) => rows.length);
+const zadd = (k: string, score: number, m: string, ch = false) =>
+  new BatchOp(kZaddBatch, { db: 0, key: b(k), members: [b(m)], scores: [score], ch }, null);
 /** a fresh copy of a SET / SET with expiry / SADD op on another key */
 function retarget(op: Op, key: string): Op {
   if (op.kind === OpKind.Write) return new WriteOp(0, b(key), op.data, null, op.exp);
@@ -226,6 +229,29 @@ describe('lane runs against Postgres', () => {
     const values = await batch(new StmtOp({ text: "SELECT string_agg(convert_from(field, 'UTF8') || '=' || convert_from(value, 'UTF8'), ',' ORDER BY field) FROM hashes WHERE key = 'h1'" },
       [], (rows) => rows[0][0] as string));
     assert.equal(values.replies[0], 'f=e,g=y');
+  });
+
+  it('consecutive GETs of one key answer one reply object; another key between them reads its own', async () => {
+    await batch(set('g:a', 'va'), set('g:b', 'vb'));
+    const { replies, statements } = await batch(get('g:a'), get('g:a'), get('g:b'), get('g:a'), get('g:none'), get('g:none'));
+    assert.equal(statements, 1);
+    assert.deepEqual(replies.map(str), ['va', 'va', 'vb', 'va', null, null]);
+    assert.equal(replies[0], replies[1], 'one reply object for the run of g:a');
+    assert.notEqual(replies[3], replies[2]);
+  });
+
+  it('ZADD runs naming one member from every op: each op answers what serial execution would', async () => {
+    const runs: [number, boolean][][] = [
+      [[0, false], [0, false], [1, true], [1, true], [-0, true], [2, false], [2, true]],
+      [[5, true], [5, false], [6, false], [6, true], [7, true]],
+    ];
+    for (const [k, run] of runs.entries()) {
+      const [merged, alone] = [`zm:${k}`, `zs:${k}`];
+      if (k === 1) await serially([zadd(merged, 5, 'm'), zadd(alone, 5, 'm')]);
+      const got = await batch(...run.map(([score, ch]) => zadd(merged, score, 'm', ch)));
+      assert.equal(got.statements, 1);
+      assert.deepEqual(got.replies, await serially(run.map(([score, ch]) => zadd(alone, score, 'm', ch))), `run ${k}`);
+    }
   });
 
   it('a merged run on a key of another type answers WRONGTYPE to every op', async () => {
