@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { BatchOp, IncrOp, ReadOp, StmtOp, TxOp, WriteOp, type Op } from '../../core/engine/ops';
+import { BatchOp, IncrOp, OpKind, ReadOp, StmtOp, TxOp, WriteOp, type Op } from '../../core/engine/ops';
 import type { Reply } from '../../core/engine/reply';
 import { RespError } from '../../core/engine/reply';
 import { Err } from '../../core/engine/resp-errors';
@@ -16,6 +16,7 @@ import { mgetReply } from '../../core/engine/commands/string/mget';
 import { kHsetBatch } from '../../core/engine/commands/hash/hset-batch';
 import { kPushBatch } from '../../core/engine/commands/list/push-batch';
 import { kSaddBatch } from '../../core/engine/commands/set/sadd-batch';
+import { kZaddBatch } from '../../core/engine/commands/zset/zadd-batch';
 import { installFunctions } from '../../core/engine/commands/install-functions';
 import { connectClient } from '../../core/primary/postgres/connect';
 import { migrate } from '../../core/primary/postgres/migrations';
@@ -37,6 +38,14 @@ const hset = (k: string, ...fv: string[]) => new BatchOp(kHsetBatch,
 const push = (k: string, left: boolean, onlyExisting: boolean, ...e: string[]) =>
   new BatchOp(kPushBatch, { db: 0, key: b(k), elements: e.map(b), left, onlyExisting }, countReply);
 const sql = (text: string) => new StmtOp({ text }, [], (rows) => rows.length);
+const zadd = (k: string, score: number, m: string, ch = false) =>
+  new BatchOp(kZaddBatch, { db: 0, key: b(k), members: [b(m)], scores: [score], ch }, null);
+/** a fresh copy of a SET / SET with expiry / SADD op on another key */
+function retarget(op: Op, key: string): Op {
+  if (op.kind === OpKind.Write) return new WriteOp(0, b(key), op.data, null, op.exp);
+  if (op.kind === OpKind.Batch) return sadd(key, ...(op.args as { members: Buffer[] }).members.map(String));
+  throw new Error('unexpected setup op');
+}
 
 describe('lane runs against Postgres', () => {
   let lane: Lane;
@@ -138,6 +147,62 @@ describe('lane runs against Postgres', () => {
     assert.deepEqual(replies, [kOk, 5n, 3n, 3, 4, 1n]);
   });
 
+  /** each op in a batch of its own, one after another: what serial execution answers */
+  async function serially(ops: Op[]): Promise<Reply[]> {
+    const out: Reply[] = [];
+    for (const op of ops) out.push((await batch(op)).replies[0]);
+    return out;
+  }
+
+  it('increments on one key: one incr_run() for the run, every reply and the value as serial execution', async () => {
+    const kMax = 9223372036854775807n;
+    const cases: [string, Op[], bigint[]][] = [
+      ['missing', [], [1n, 1n, 5n, 1n]],
+      ['mixed signs', [], [3n, -7n, 2n, 0n, -1n]],
+      ['overflow midway (mixed)', [set('KEY', String(kMax - 10n))], [5n, 6n, 4n, -20n, 30n, 1n]],
+      ['overflow at the end (monotone)', [set('KEY', String(kMax - 3n))], [1n, 1n, 1n, 1n, 1n]],
+      ['underflow (monotone)', [set('KEY', String(-kMax + 1n))], [-1n, -1n, -1n, -5n]],
+      ['not an integer', [set('KEY', '12a')], [1n, 2n]],
+      ['wrong type', [sadd('KEY', 'm')], [1n, -1n]],
+      ['expired', [new WriteOp(0, b('KEY'), b('41'), null, Date.now() - 1000)], [1n, 2n]],
+    ];
+    for (const [name, setup, deltas] of cases) {
+      const merged = `im:${name}`;
+      const alone = `is:${name}`;
+      const prepare = (key: string) => setup.length === 0 ? [] : [retarget(setup[0], key)];
+      await serially(prepare(merged));
+      await serially(prepare(alone));
+      const run = await batch(...deltas.map((d) => incr(merged, d)));
+      assert.equal(run.statements, 1, name);
+      const serial = await serially(deltas.map((d) => incr(alone, d)));
+      assert.deepEqual(run.replies, serial, name);
+      const values = await batch(get(merged), get(alone));
+      assert.deepEqual(values.replies.map(str), [str(values.replies[1]), str(values.replies[1])], name);
+    }
+  });
+
+  it('increments on one key from two lanes at once: no update lost', async () => {
+    const other = await secondLane();
+    try {
+      const ops: Op[] = [];
+      for (let round = 0; round < 5; round++) {
+        const ones = Array.from({ length: 40 }, () => incr('ic', 1n));
+        const twos = Array.from({ length: 40 }, () => incr('ic', 2n));
+        for (const op of ones) lane.submit(op);
+        for (const op of twos) other.submit(op);
+        await Promise.all([...ones, ...twos]);
+        ops.push(...ones, ...twos);
+      }
+      const replies = (await Promise.all(ops)) as bigint[];
+      assert.equal(new Set(replies).size, replies.length, 'every INCR saw its own value');
+      const end = await batch(get('ic'));
+      assert.equal(str(end.replies[0]), String(5 * 40 * 3));
+      assert.equal(replies.reduce((a, v) => (v > a ? v : a), 0n), BigInt(5 * 40 * 3));
+    } finally {
+      await other.close();
+    }
+  });
+
   it('credits a merged SADD run: each op counts the members it adds first, as serial execution', async () => {
     await batch(sadd('s', 'a'));
     const { replies, statements } = await batch(sadd('s', 'a', 'b'), sadd('s', 'b', 'c'), sadd('s', 'c'), sadd('s', 'd', 'a', 'e'));
@@ -153,6 +218,40 @@ describe('lane runs against Postgres', () => {
     const values = await batch(new StmtOp({ text: "SELECT string_agg(convert_from(field, 'UTF8') || '=' || convert_from(value, 'UTF8'), ',' ORDER BY field) FROM hashes WHERE key = 'h'" },
       [], (rows) => rows[0][0] as string));
     assert.equal(values.replies[0], 'f1=a,f2=c,f3=e');
+  });
+
+  it('runs naming one field or member from every op: the first op adding it counts 1, the last value wins', async () => {
+    const first = await batch(hset('h1', 'f', 'a'), hset('h1', 'f', 'b'), hset('h1', 'f', 'c'), sadd('s1', 'm'), sadd('s1', 'm'));
+    assert.equal(first.statements, 2);
+    assert.deepEqual(first.replies, [1, 0, 0, 1, 0]);
+    const again = await batch(hset('h1', 'f', 'd'), hset('h1', 'f', 'e'), sadd('s1', 'm'), sadd('s1', 'm'), hset('h1', 'g', 'x'), hset('h1', 'g', 'y'));
+    assert.deepEqual(again.replies, [0, 0, 0, 0, 1, 0]);
+    const values = await batch(new StmtOp({ text: "SELECT string_agg(convert_from(field, 'UTF8') || '=' || convert_from(value, 'UTF8'), ',' ORDER BY field) FROM hashes WHERE key = 'h1'" },
+      [], (rows) => rows[0][0] as string));
+    assert.equal(values.replies[0], 'f=e,g=y');
+  });
+
+  it('consecutive GETs of one key answer one reply object; another key between them reads its own', async () => {
+    await batch(set('g:a', 'va'), set('g:b', 'vb'));
+    const { replies, statements } = await batch(get('g:a'), get('g:a'), get('g:b'), get('g:a'), get('g:none'), get('g:none'));
+    assert.equal(statements, 1);
+    assert.deepEqual(replies.map(str), ['va', 'va', 'vb', 'va', null, null]);
+    assert.equal(replies[0], replies[1], 'one reply object for the run of g:a');
+    assert.notEqual(replies[3], replies[2]);
+  });
+
+  it('ZADD runs naming one member from every op: each op answers what serial execution would', async () => {
+    const runs: [number, boolean][][] = [
+      [[0, false], [0, false], [1, true], [1, true], [-0, true], [2, false], [2, true]],
+      [[5, true], [5, false], [6, false], [6, true], [7, true]],
+    ];
+    for (const [k, run] of runs.entries()) {
+      const [merged, alone] = [`zm:${k}`, `zs:${k}`];
+      if (k === 1) await serially([zadd(merged, 5, 'm'), zadd(alone, 5, 'm')]);
+      const got = await batch(...run.map(([score, ch]) => zadd(merged, score, 'm', ch)));
+      assert.equal(got.statements, 1);
+      assert.deepEqual(got.replies, await serially(run.map(([score, ch]) => zadd(alone, score, 'm', ch))), `run ${k}`);
+    }
   });
 
   it('a merged run on a key of another type answers WRONGTYPE to every op', async () => {

@@ -4,7 +4,7 @@
  * the command decides what another type means (GET: WRONGTYPE, MGET: nil). When the read cache
  * missed on an op (op.cache), the run reads expiries too and gives the cache every key's result.
  */
-import { kAbsent, type ReadOp } from '../../core/engine/ops';
+import { kAbsent, type KeyReply, type ReadOp } from '../../core/engine/ops';
 import type { Reply } from '../../core/engine/reply';
 import { int8 } from '../../core/engine/pg-driver/binary-array';
 import type { PgResult } from '../../core/engine/pg-driver/result';
@@ -50,11 +50,26 @@ export function resolveReads(ops: readonly ReadOp[], res: PgResult, slots: Int32
   const rowOf = new Int32Array(distinct).fill(-1);
   for (let r = 0; r < res.rowCount; r++) rowOf[res.int(r, 0)! - 1] = r;
   let at = 0;
+  // consecutive GETs of one key with one reply function answer one reply object (nothing runs
+  // between them on the lane): redis-benchmark's GET made a value view and a reply per op
+  let lastSlot = -1;
+  let lastFn: KeyReply | null = null;
+  let last: Reply = null;
   for (const op of ops) {
     if (op.key !== null) {
-      const row = rowOf[slots[at++]];
-      if (op.cache !== null) fill(op, op.key, res, row, op.cacheVersion);
-      op.settle(keyReply(op, res, row));
+      const slot = slots[at++];
+      const row = rowOf[slot];
+      if (op.cache !== null) {
+        fill(op, op.key, res, row, op.cacheVersion);
+        op.settle(keyReply(op, res, row));
+        continue;
+      }
+      if (slot !== lastSlot || op.reply !== lastFn) {
+        lastSlot = slot;
+        lastFn = op.reply;
+        last = keyReply(op, res, row);
+      }
+      op.settle(last);
       continue;
     }
     const out: Reply[] = new Array(op.keys!.length);

@@ -31,4 +31,6 @@ export const kSql = {
   },
   /** a run of INCR-family ops: one row per op, i = its position in the run */
   incrMany: call('incr_many', 'i, status, result', 'int2[]', 'bytea[]', 'int8[]', 'int8'),
+  /** a run of INCR-family ops on one key: one row (status, the key's integer before the run) */
+  incrRun: call('incr_run', 'status, start', 'int2', 'bytea', 'int8[]', 'bool', 'int8'),
 } satisfies Record<string, Statement>;

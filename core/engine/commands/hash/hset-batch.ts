@@ -7,7 +7,7 @@
  * op alike.
  */
 import type { Batch } from '../../ops';
-import { answerCount, argBytes, creditAdded, sameKey } from '../collection/batch';
+import { answerCount, argBytes, creditAdded, oneName, sameKey } from '../collection/batch';
 import { kHashSql } from './sql';
 
 /** fields distinct, each with its last value (hset.ts) */
@@ -23,6 +23,8 @@ export const kHsetBatch: Batch<HsetArgs> = {
   params(ops, now) {
     const a = ops[ops.length - 1].args;
     if (ops.length === 1) return [String(a.db), a.key, a.fields, a.values, 'false', now];
+    const field = oneName(ops, fieldsOf);
+    if (field !== null) return [String(a.db), a.key, [field], [a.values[0]], now];
     const last = new Map<string, [Buffer, Buffer]>(); // first mention's place, last mention's value
     for (const op of ops) {
       const { fields, values } = op.args;

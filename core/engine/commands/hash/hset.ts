@@ -26,6 +26,11 @@ function hsetLike(name: 'hset' | 'hmset', summary: string): CommandSpec {
     group: 'hash', since: '2.0.0', summary, complexity: 'O(N) where N is the number of fields being set.',
     run(s, argv) {
       if (argv.length % 2 === 1) return arity;
+      if (argv.length === 4) {
+        // one field (redis-benchmark's HSET): no dedupe, no string of the field
+        const one = { db: s.db, key: argv[1], fields: [argv[2]], values: [argv[3]] };
+        return s.server.store.submit(s, new BatchOp(kHsetBatch, one, reply));
+      }
       const byField = new Map<string, [Buffer, Buffer]>();
       for (let i = 2; i < argv.length; i += 2) {
         const id = argv[i].toString('latin1');

@@ -7,7 +7,7 @@
  * every client, one transaction (in `logged` mode one WAL flush) per command before.
  */
 import type { Batch } from '../../ops';
-import { answerCount, argBytes, creditAdded, sameKey } from '../collection/batch';
+import { answerCount, argBytes, creditAdded, oneName, sameKey } from '../collection/batch';
 import { kSetSql } from './sql';
 
 /** members distinct (collection/args.ts distinct) */
@@ -23,6 +23,8 @@ export const kSaddBatch: Batch<SaddArgs> = {
   params(ops, now) {
     const a = ops[ops.length - 1].args;
     if (ops.length === 1) return [String(a.db), a.key, a.members, now];
+    const member = oneName(ops, membersOf);
+    if (member !== null) return [String(a.db), a.key, [member], now];
     const seen = new Set<string>();
     const members: Buffer[] = [];
     for (const op of ops) {
