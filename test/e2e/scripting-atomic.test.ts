@@ -123,6 +123,44 @@ describe('scripts are atomic across clients, threads and instances', () => {
     c2.close();
   });
 
+  // Isolation of keys a script touches without declaring them (BullMQ builds its job and lock keys
+  // from a prefix). Redis runs one script at a time, so of two scripts, one sees all of the other
+  // or none of it. Both failed on main before 2026-12-01: only KEYS were locked, so an undeclared
+  // key was read from the call's snapshot and nothing stopped another call from changing it.
+  it('write skew over undeclared keys: of two scripts that each read what the other writes, one sees the other', async () => {
+    const [c1, c2] = [await RawClient.connect(a.port), await RawClient.connect(b.port)];
+    await c1.call('DEL', 'ws-x', 'ws-y');
+    const first = c1.call('EVAL', `local v = redis.call('get', 'ws-x') or 'nil'
+      local t = redis.call('time'); local start = t[1] * 1000000 + t[2]
+      repeat t = redis.call('time') until t[1] * 1000000 + t[2] - start > tonumber(ARGV[1]) * 1000
+      redis.call('set', 'ws-y', 'first saw ' .. v); return v`, '0', '800');
+    await scriptIdleInTransaction();
+    const second = await c2.call('EVAL', "local v = redis.call('get', 'ws-y') or 'nil'; redis.call('set', 'ws-x', 'second saw ' .. v); return v", '0');
+    const seen = [await first, second];
+    // main: ['nil', 'nil'], which no order of the two scripts gives
+    assert.ok(seen[0] !== 'nil' || seen[1] !== 'nil', `both scripts read the other's key as missing: ${JSON.stringify(seen)}`);
+    assert.deepEqual([await c1.call('GET', 'ws-x'), await c1.call('GET', 'ws-y')],
+      seen[0] === 'nil' ? ['second saw first saw nil', 'first saw nil'] : ['second saw nil', 'first saw second saw nil']);
+    c1.close();
+    c2.close();
+  });
+
+  it('a call that waited for a declared key sees what the holder wrote to undeclared keys', async () => {
+    const [c1, c2] = [await RawClient.connect(a.port), await RawClient.connect(b.port)];
+    await c1.call('MSET', 'sk-k', '1', 'sk-u', 'old');
+    // the holder locks sk-k without changing it, writes sk-u, then keeps its transaction open
+    const holder = c1.call('EVAL', `redis.call('get', KEYS[1]); redis.call('set', 'sk-u', 'new')
+      local t = redis.call('time'); local start = t[1] * 1000000 + t[2]
+      repeat t = redis.call('time') until t[1] * 1000000 + t[2] - start > tonumber(ARGV[1]) * 1000
+      return 1`, '1', 'sk-k', '800');
+    await scriptIdleInTransaction();
+    // runs after the holder (it waits for sk-k): main read sk-u in a snapshot taken before the wait ('old')
+    assert.equal(await c2.call('EVAL', "return redis.call('get', ARGV[1])", '1', 'sk-k', 'sk-u'), 'new');
+    assert.equal(await holder, 1);
+    c1.close();
+    c2.close();
+  });
+
   it('scripts and libraries loaded on one instance run on the other', async () => {
     const [c1, c2] = [await RawClient.connect(a.port), await RawClient.connect(b.port)];
     const sha = await c1.call('SCRIPT', 'LOAD', "return 'from a'") as string;
