@@ -1,8 +1,9 @@
 /**
  * Scripts across clients, worker threads and two PostRESP processes on one schema: each call is
- * one Postgres transaction, so read-modify-write scripts lose no update; a write to a key the
- * script read (not declared) makes it start over (counted in INFO); a client writing a declared
- * key waits for the script's commit; scripts and libraries loaded on one instance run on the
+ * one Postgres transaction, so read-modify-write scripts lose no update; a client writing a key
+ * the script declared or touched waits for the script's commit; a key changed after the call's
+ * snapshot, before the script touched it, makes it start over (counted in INFO); two scripts over
+ * undeclared keys behave as if one ran after the other; scripts and libraries loaded on one instance run on the
  * other; SCRIPT KILL reaches a script on another worker thread.
  */
 import assert from 'node:assert/strict';
@@ -82,15 +83,32 @@ describe('scripts are atomic across clients, threads and instances', () => {
     for (const x of cs) x.close();
   });
 
-  it('a key the script read, written meanwhile by another instance, makes the script run again (counted)', async () => {
+  it('a key the script read without declaring it: its writer waits for the commit, as for KEYS', async () => {
     const [c1, c2] = [await RawClient.connect(a.port), await RawClient.connect(b.port)];
     await c1.call('SET', 'x', 'old');
-    const before = await infoField(a.port, 'postresp_script_retries');
-    const reply = c1.call('EVAL', kReadWaitWrite, '0', '400');
+    const reply = c1.call('EVAL', kReadWaitWrite, '0', '1500');
     await scriptIdleInTransaction();
-    assert.equal(await c2.call('SET', 'x', 'b'), 'OK'); // not declared: nothing holds it
+    const set = c2.call('SET', 'x', 'b'); // x is locked since the script read it
+    assert.equal(await reply, 'old');
+    assert.equal(await set, 'OK');
+    assert.equal(await c1.call('GET', 'x'), 'b'); // the SET came after the script's 'old+a'
+    c1.close();
+    c2.close();
+  });
+
+  it('a key changed after the call began, before the script touched it, makes the script run again (counted)', async () => {
+    const [c1, c2] = [await RawClient.connect(a.port), await RawClient.connect(b.port)];
+    await c1.call('MSET', 'x2', 'old', 'first', '1');
+    const before = await infoField(a.port, 'postresp_script_retries');
+    // the first GET takes the snapshot; x2 is read (and locked) only after the wait
+    const reply = c1.call('EVAL', `redis.call('get', 'first')
+      local t = redis.call('time'); local start = t[1] * 1000000 + t[2]
+      repeat t = redis.call('time') until t[1] * 1000000 + t[2] - start > tonumber(ARGV[1]) * 1000
+      local v = redis.call('get', 'x2'); redis.call('set', 'x2', v .. '+a'); return v`, '0', '400');
+    await scriptIdleInTransaction();
+    assert.equal(await c2.call('SET', 'x2', 'b'), 'OK'); // nothing holds x2 yet
     assert.equal(await reply, 'b'); // the second run read the new value
-    assert.equal(await c1.call('GET', 'x'), 'b+a');
+    assert.equal(await c1.call('GET', 'x2'), 'b+a');
     assert.ok(await infoField(a.port, 'postresp_script_retries') > before);
     c1.close();
     c2.close();
@@ -141,6 +159,9 @@ describe('scripts are atomic across clients, threads and instances', () => {
     assert.ok(seen[0] !== 'nil' || seen[1] !== 'nil', `both scripts read the other's key as missing: ${JSON.stringify(seen)}`);
     assert.deepEqual([await c1.call('GET', 'ws-x'), await c1.call('GET', 'ws-y')],
       seen[0] === 'nil' ? ['second saw first saw nil', 'first saw nil'] : ['second saw nil', 'first saw second saw nil']);
+    // the keys were absent when locked: their placeholders went with the commit
+    const marks = await withPg(async (pg) => (await pg.query(`SELECT count(*)::int AS n FROM "${schema}".kv WHERE type = -1`)).rows[0].n);
+    assert.equal(marks, 0);
     c1.close();
     c2.close();
   });

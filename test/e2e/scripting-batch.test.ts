@@ -88,8 +88,9 @@ describe('script calls sharing one transaction', () => {
     await w.call('DEL', 'scount');
     const retries = await info(a.port, 'postresp_script_retries');
     const { done: held } = await holdConnection(h, 300);
-    // p reads sx (not declared), waits, writes it: a plain SET of sx meanwhile makes the batch start over
-    const rmw = p.call('EVAL', `local v = redis.call('get', 'sx'); ${kWait}; redis.call('set', 'sx', v .. '+1'); return v`, '0', '600');
+    // p waits, then reads sx (not declared: locked only then) and writes it: a plain SET of sx
+    // during the wait, after the batch's snapshot, makes the batch start over
+    const rmw = p.call('EVAL', `${kWait}; local v = redis.call('get', 'sx'); redis.call('set', 'sx', v .. '+1'); return v`, '0', '600');
     const inc = q.call('EVAL', "return redis.call('incr', KEYS[1])", '1', 'scount');
     await held;
     await new Promise((r) => setTimeout(r, 250));

@@ -18,6 +18,9 @@ export const kScriptingSql = {
     text: `DELETE FROM kv k USING unnest($1::int2[], $2::bytea[]) AS t(db, key)
       WHERE k.db = t.db AND k.key = t.key AND k.type = ${kWatchMark} AND k.card = 0 AND k.version = txid_current()`,
   },
+  /** before a command touching keys the call did not declare and has not touched yet: locks them
+   * (call-host.ts); the number of placeholders made, which `end` drops */
+  lock: call('script_lock', 'placed', 'int2[]', 'bytea[]', 'int8'),
   /** a batch's first statement (workers/storage/script-batch.ts) */
   batchBegin: call('script_batch_begin', 'lib_version, placed, unknown', 'int2[]', 'bytea[]', 'int8', 'int4', 'text[]', 'text[]', 'bytea[]'),
   /** a batched call's first write, and its end: the session-level "written" marker (./functions.ts) */
