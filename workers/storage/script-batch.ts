@@ -81,7 +81,8 @@ export async function runBatchOnce(conn: NativePgConnection, calls: readonly Que
     tx.callStart(stmts.wrote.text, stmts.unwrote.text);
     try {
       values.push(await calls[i].body({
-        store: new ScriptStore(tx), begun: row, attempt, markWritten: () => tx.markWritten(), endBatch: () => { last = true; },
+        store: new ScriptStore(tx), begun: row, attempt, markWritten: () => tx.markWritten(),
+        ahead: (stmt, values, done) => tx.ahead(stmt.text, values, done), endBatch: () => { last = true; },
       }));
     } catch (e) {
       tx.failure ??= e as Error;

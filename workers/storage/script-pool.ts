@@ -164,7 +164,8 @@ export class ScriptPool {
       let value: T | undefined;
       if (ran) {
         try {
-          value = await body({ store: new ScriptStore(tx), begun, attempt, markWritten: () => tx.markWritten(), endBatch: () => undefined });
+          value = await body({ store: new ScriptStore(tx), begun, attempt, markWritten: () => tx.markWritten(),
+            ahead: (stmt, values, done) => tx.ahead(stmt.text, values, done), endBatch: () => undefined });
         } catch (e) {
           tx.failure ??= e as Error;
         }

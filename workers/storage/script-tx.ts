@@ -14,6 +14,10 @@
  * Statements after it are not sent (Postgres would refuse them with 25P02): they fail at once, so
  * a script looping on redis.pcall reaches its end quickly and is re-run or answered.
  *
+ * ahead(): a statement that goes in the next statement's sync group, before it (a script's lock of
+ * the keys a command touches without having declared them): one Sync and ReadyForQuery fewer than
+ * a statement of its own. When it fails, Postgres skips the rest of the group (noted as above).
+ *
  * markWritten(): the call's first write takes the request's `wrote` statement along in its own
  * pipeline (script_wrote, for SCRIPT KILL on other instances): one more statement, no round trip.
  *
@@ -46,6 +50,8 @@ export class ScriptTx implements Pipeline {
   /** the request's `wrote` statement, once markWritten() asked for it, until a statement takes it along */
   private wrote: string | undefined;
   private wroteSql: string | undefined;
+  /** statements waiting to go ahead of the next one, in its sync group */
+  private aheadQ: { sql: string; values: readonly unknown[]; done: (rows: Rows | null) => void }[] = [];
 
   /** batches: the session-level marker's unlock statement; whether the marker is held, and
    * whether the call now running should give it back */
@@ -87,6 +93,11 @@ export class ScriptTx implements Pipeline {
     });
   }
 
+  /** sql goes with the next statement, ahead of it; dropped unsent if none follows (nothing read) */
+  ahead(sql: string, values: readonly unknown[], done: (rows: Rows | null) => void): void {
+    this.aheadQ.push({ sql, values, done });
+  }
+
   /** The call is about to write: the `wrote` statement rides with the next statement (once). */
   markWritten(): void {
     if (this.wroteSql === undefined) return;
@@ -114,6 +125,15 @@ export class ScriptTx implements Pipeline {
         else if (this.unwroteSql !== undefined) this.markerHeld = true;
       });
       this.wrote = undefined;
+    }
+    if (this.aheadQ.length > 0) {
+      for (const a of this.aheadQ) {
+        this.conn.send(a.sql, a.values as readonly PgParam[], (err, res) => {
+          if (err) this.note(err);
+          a.done(err || !res ? null : typedRows(res));
+        });
+      }
+      this.aheadQ.length = 0;
     }
     let stmtErr: Error | null = null;
     let stmtRes: Parameters<Done>[1] = null;

@@ -11,7 +11,7 @@
  *                                     → ERR Write commands are not allowed from read-only scripts.
  *
  * Keys the script did not declare are locked before the first command that touches them (one
- * statement, script_lock, pipelined ahead of the command's own: no round trip added), as KEYS were
+ * statement, kScriptingSql.lock, in the sync group of the command's own: no round trip added), as KEYS were
  * at the start: in the call's REPEATABLE READ transaction the lock raises 40001 when the key changed
  * after the call's snapshot, and the call runs again. So the call reads every key as if it ran
  * alone, and nobody changes what it read before it commits (docs/scripting.md "Keys a script does
@@ -24,7 +24,7 @@
  */
 import type { ScriptHost, ScriptRun } from '../../scripting/engine';
 import { kScriptCallErrors } from '../../scripting/errors';
-import type { KeyStore } from '../../key-store';
+import type { AtomicRun, KeyStore } from '../../key-store';
 import { PendingReply, type Outcome } from '../../pending-reply';
 import { noteOf } from '../../write-hook';
 import { probePresence, type Presence } from '../../key-presence';
@@ -74,7 +74,7 @@ export class CallHost implements ScriptHost {
   private placedKeys: Buffer[] = [];
 
   constructor(private readonly caller: Session, store: KeyStore, public readOnly: boolean, onFirstWrite?: () => void,
-    declared?: { db: number; keys: readonly Buffer[] }) {
+    declared?: { db: number; keys: readonly Buffer[] }, private readonly ahead?: AtomicRun['ahead']) {
     this.session = new ScriptSession(caller, store);
     this.onFirstWrite = onFirstWrite;
     if (declared !== undefined) for (const k of declared.keys) this.locked.add(`${declared.db}:${k.toString('latin1')}`);
@@ -87,6 +87,7 @@ export class CallHost implements ScriptHost {
    */
   private lockTouched(db: number, spec: CommandSpec, argv: Buffer[]): void {
     const k = spec.keys;
+    if (this.ahead === undefined) return;
     if (k.first === 0 && k.numkeysAt === undefined && k.afterKeyword === undefined && spec.getKeys === undefined) return;
     const keys = keysOf(spec, argv);
     if (keys === undefined) return;
@@ -99,10 +100,8 @@ export class CallHost implements ScriptHost {
     }
     if (fresh === undefined) return;
     const keysLocked = fresh;
-    const s = this.session;
-    s.server.store.exec(s, kScriptingSql.lock, [int2Array(keysLocked.map(() => db)), encodeBufferArray(keysLocked), int8(Date.now())], (rows) => {
-      if (Number(rows[0]?.[0] ?? 0) > 0) for (const key of keysLocked) this.placedDbs.push(db), this.placedKeys.push(key);
-      return null;
+    this.ahead(kScriptingSql.lock, [int2Array(keysLocked.map(() => db)), encodeBufferArray(keysLocked), int8(Date.now())], (rows) => {
+      if (Number(rows?.[0]?.[0] ?? 0) > 0) for (const key of keysLocked) this.placedDbs.push(db), this.placedKeys.push(key);
     });
   }
 

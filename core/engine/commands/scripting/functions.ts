@@ -88,18 +88,6 @@ export function scriptingFunctions(s: string): string[] {
          ON CONFLICT (sha) DO NOTHING;
        lib_version := (SELECT v.version FROM ${s}.function_version v);
      END $f$`,
-    // A key the call touches without having declared it, before the command that touches it
-    // (call-host.ts): locked like a declared key, so no other call or client changes it until
-    // this one commits, and in this REPEATABLE READ transaction the lock raises 40001 when the
-    // row changed (or was created) after the call's snapshot: the call then runs again, and what
-    // it read of every key it touched is what a call running alone would have read.
-    `CREATE OR REPLACE FUNCTION ${s}.script_lock(p_dbs int2[], p_keys bytea[], p_now int8, OUT placed int4)
-     LANGUAGE plpgsql AS $f$
-     DECLARE w record;
-     BEGIN
-       placed := 0;
-       ${lockKeys}
-     END $f$`,
     `CREATE OR REPLACE FUNCTION ${s}.script_call_wrote() RETURNS void LANGUAGE sql AS $f$
        SELECT pg_advisory_lock_shared(${cls}, 3)
      $f$`,

@@ -18,9 +18,23 @@ export const kScriptingSql = {
     text: `DELETE FROM kv k USING unnest($1::int2[], $2::bytea[]) AS t(db, key)
       WHERE k.db = t.db AND k.key = t.key AND k.type = ${kWatchMark} AND k.card = 0 AND k.version = txid_current()`,
   },
-  /** before a command touching keys the call did not declare and has not touched yet: locks them
-   * (call-host.ts); the number of placeholders made, which `end` drops */
-  lock: call('script_lock', 'placed', 'int2[]', 'bytea[]', 'int8'),
+  /**
+   * Ahead of a command touching keys the call did not declare and has not touched yet
+   * (call-host.ts): locks them as script_begin locks KEYS, in (db, key) order, an absent key
+   * getting a placeholder; the number of placeholders made, which `end` drops. In the call's
+   * REPEATABLE READ transaction, a row changed or deleted since the snapshot makes FOR UPDATE
+   * raise 40001, and a key created since makes the placeholder's ON CONFLICT raise it: the call
+   * starts over. One SQL statement, not a PL/pgSQL loop: it goes with many redis.call.
+   */
+  lock: {
+    text: `WITH t AS MATERIALIZED (SELECT DISTINCT u.db, u.key FROM unnest($1::int2[], $2::bytea[]) AS u(db, key)),
+      l AS MATERIALIZED (SELECT k.db, k.key FROM kv k JOIN t ON k.db = t.db AND k.key = t.key ORDER BY k.db, k.key FOR UPDATE OF k),
+      p AS (INSERT INTO kv (db, key, type, expires_at, card, version)
+            SELECT t.db, t.key, ${kWatchMark}, -$3::int8, 0, txid_current() FROM t
+             WHERE NOT EXISTS (SELECT 1 FROM l WHERE l.db = t.db AND l.key = t.key) ORDER BY t.db, t.key
+            ON CONFLICT (db, key) DO NOTHING RETURNING 1)
+      SELECT (SELECT count(*) FROM p)::int4`,
+  },
   /** a batch's first statement (workers/storage/script-batch.ts) */
   batchBegin: call('script_batch_begin', 'lib_version, placed, unknown', 'int2[]', 'bytea[]', 'int8', 'int4', 'text[]', 'text[]', 'bytea[]'),
   /** a batched call's first write, and its end: the session-level "written" marker (./functions.ts) */
