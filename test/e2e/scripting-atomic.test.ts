@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RawClient, type Value } from './resp-client';
 import { startServer, uniqueSchema, type RunningServer } from './start-server';
-import { withPg } from '../support/pg';
+import { scriptIdleInTransaction, withPg } from '../support/pg';
 
 let a: RunningServer;
 let b: RunningServer;
@@ -34,19 +34,6 @@ async function infoField(port: number, field: string): Promise<number> {
   const text = String((await c.call('INFO', 'stats')) as string);
   c.close();
   return Number(new RegExp(`${field}:(\\d+)`).exec(text)?.[1] ?? NaN);
-}
-
-/** until a script's transaction sits idle (its Lua is busy-waiting) in Postgres */
-async function scriptIdleInTransaction(): Promise<void> {
-  await withPg(async (pg) => {
-    for (let i = 0; i < 500; i++) {
-      const r = await pg.query(`SELECT count(*)::int AS n FROM pg_stat_activity
-        WHERE application_name = 'postresp-script' AND state = 'idle in transaction'`);
-      if (r.rows[0].n > 0) return;
-      await new Promise((res) => setTimeout(res, 10));
-    }
-    throw new Error('no script transaction seen');
-  });
 }
 
 // reads, waits ~ms while its transaction is open, then writes what it read plus a mark

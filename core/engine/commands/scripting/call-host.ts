@@ -99,7 +99,7 @@ export class CallHost implements ScriptHost {
       (fresh ??= []).push(key);
     }
     if (fresh === undefined) return;
-    const keysLocked = fresh;
+    const keysLocked = fresh.length > 1 ? fresh.sort(Buffer.compare) : fresh; // lock order: (db, key)
     this.ahead(kScriptingSql.lock, [int2Array(keysLocked.map(() => db)), encodeBufferArray(keysLocked), int8(Date.now())], (rows) => {
       if (Number(rows?.[0]?.[0] ?? 0) > 0) for (const key of keysLocked) this.placedDbs.push(db), this.placedKeys.push(key);
     });
