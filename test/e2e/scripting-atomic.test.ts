@@ -36,11 +36,18 @@ async function infoField(port: number, field: string): Promise<number> {
   return Number(new RegExp(`${field}:(\\d+)`).exec(text)?.[1] ?? NaN);
 }
 
+// busy-waits ARGV[1] ms inside the call: its transaction stays open meanwhile
+const kBusy = `local t = redis.call('time'); local start = t[1] * 1000000 + t[2]
+repeat t = redis.call('time') until t[1] * 1000000 + t[2] - start > tonumber(ARGV[1]) * 1000`;
+
 // reads, waits ~ms while its transaction is open, then writes what it read plus a mark
 const kReadWaitWrite = `local v = redis.call('get', KEYS[1] or 'x') or 'nil'
-local t = redis.call('time'); local start = t[1] * 1000000 + t[2]
-repeat t = redis.call('time') until t[1] * 1000000 + t[2] - start > tonumber(ARGV[1]) * 1000
+${kBusy}
 redis.call('set', KEYS[1] or 'x', v .. '+a'); return v`;
+
+/** placeholder rows (absent keys a running call locked) in the schema: none once calls committed */
+const placeholders = async (): Promise<number> =>
+  withPg(async (pg) => (await pg.query(`SELECT count(*)::int AS n FROM "${schema}".kv WHERE type = -1`)).rows[0].n);
 
 describe('scripts are atomic across clients, threads and instances', () => {
   it('8 clients on two instances increment and append through one script: nothing lost, nothing twice', async () => {
@@ -89,8 +96,7 @@ describe('scripts are atomic across clients, threads and instances', () => {
     const before = await infoField(a.port, 'postresp_script_retries');
     // the first GET takes the snapshot; x2 is read (and locked) only after the wait
     const reply = c1.call('EVAL', `redis.call('get', 'first')
-      local t = redis.call('time'); local start = t[1] * 1000000 + t[2]
-      repeat t = redis.call('time') until t[1] * 1000000 + t[2] - start > tonumber(ARGV[1]) * 1000
+      ${kBusy}
       local v = redis.call('get', 'x2'); redis.call('set', 'x2', v .. '+a'); return v`, '0', '400');
     await scriptIdleInTransaction();
     assert.equal(await c2.call('SET', 'x2', 'b'), 'OK'); // nothing holds x2 yet
@@ -122,8 +128,7 @@ describe('scripts are atomic across clients, threads and instances', () => {
     assert.equal(await created, 'nil');
     assert.equal(await c1.call('GET', 'fresh'), 'b');
     assert.equal(await c1.call('EVAL', "return redis.call('get', KEYS[1])", '1', 'absent'), null);
-    const marks = await withPg(async (pg) => (await pg.query(`SELECT count(*)::int AS n FROM "${schema}".kv WHERE type = -1`)).rows[0].n);
-    assert.equal(marks, 0);
+    assert.equal(await placeholders(), 0);
     c1.close();
     c2.close();
   });
@@ -136,8 +141,7 @@ describe('scripts are atomic across clients, threads and instances', () => {
     const [c1, c2] = [await RawClient.connect(a.port), await RawClient.connect(b.port)];
     await c1.call('DEL', 'ws-x', 'ws-y');
     const first = c1.call('EVAL', `local v = redis.call('get', 'ws-x') or 'nil'
-      local t = redis.call('time'); local start = t[1] * 1000000 + t[2]
-      repeat t = redis.call('time') until t[1] * 1000000 + t[2] - start > tonumber(ARGV[1]) * 1000
+      ${kBusy}
       redis.call('set', 'ws-y', 'first saw ' .. v); return v`, '0', '800');
     await scriptIdleInTransaction();
     const second = await c2.call('EVAL', "local v = redis.call('get', 'ws-y') or 'nil'; redis.call('set', 'ws-x', 'second saw ' .. v); return v", '0');
@@ -147,8 +151,7 @@ describe('scripts are atomic across clients, threads and instances', () => {
     assert.deepEqual([await c1.call('GET', 'ws-x'), await c1.call('GET', 'ws-y')],
       seen[0] === 'nil' ? ['second saw first saw nil', 'first saw nil'] : ['second saw nil', 'first saw second saw nil']);
     // the keys were absent when locked: their placeholders went with the commit
-    const marks = await withPg(async (pg) => (await pg.query(`SELECT count(*)::int AS n FROM "${schema}".kv WHERE type = -1`)).rows[0].n);
-    assert.equal(marks, 0);
+    assert.equal(await placeholders(), 0);
     c1.close();
     c2.close();
   });
@@ -158,8 +161,7 @@ describe('scripts are atomic across clients, threads and instances', () => {
     await c1.call('MSET', 'sk-k', '1', 'sk-u', 'old');
     // the holder locks sk-k without changing it, writes sk-u, then keeps its transaction open
     const holder = c1.call('EVAL', `redis.call('get', KEYS[1]); redis.call('set', 'sk-u', 'new')
-      local t = redis.call('time'); local start = t[1] * 1000000 + t[2]
-      repeat t = redis.call('time') until t[1] * 1000000 + t[2] - start > tonumber(ARGV[1]) * 1000
+      ${kBusy}
       return 1`, '1', 'sk-k', '800');
     await scriptIdleInTransaction();
     // runs after the holder (it waits for sk-k): main read sk-u in a snapshot taken before the wait ('old')
