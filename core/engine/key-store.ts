@@ -75,6 +75,10 @@ export interface AtomicRun {
   readonly attempt: number;
   /** the call is about to write: the request's `wrote` statement goes with the next statement */
   markWritten(): void;
+  /** a statement sent with the next one, in its sync group, ahead of it (a script call's lock of
+   * the keys a command is about to touch: no Sync and ReadyForQuery of its own); `done` gets its
+   * rows, or null when it failed (the failure is the transaction's: it restarts or answers it) */
+  ahead(stmt: Statement, values: unknown[], done: (rows: Rows | null) => void): void;
   /** no later call joins this transaction (a SCRIPT KILL stopped this one: the KILL waits for
    * the transaction to end) */
   endBatch(): void;

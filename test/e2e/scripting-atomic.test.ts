@@ -1,15 +1,16 @@
 /**
  * Scripts across clients, worker threads and two PostRESP processes on one schema: each call is
- * one Postgres transaction, so read-modify-write scripts lose no update; a write to a key the
- * script read (not declared) makes it start over (counted in INFO); a client writing a declared
- * key waits for the script's commit; scripts and libraries loaded on one instance run on the
+ * one Postgres transaction, so read-modify-write scripts lose no update; a client writing a key
+ * the script declared or touched waits for the script's commit; a key changed after the call's
+ * snapshot, before the script touched it, makes it start over (counted in INFO); two scripts over
+ * undeclared keys behave as if one ran after the other; scripts and libraries loaded on one instance run on the
  * other; SCRIPT KILL reaches a script on another worker thread.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RawClient, type Value } from './resp-client';
 import { startServer, uniqueSchema, type RunningServer } from './start-server';
-import { withPg } from '../support/pg';
+import { scriptIdleInTransaction, withPg } from '../support/pg';
 
 let a: RunningServer;
 let b: RunningServer;
@@ -35,24 +36,18 @@ async function infoField(port: number, field: string): Promise<number> {
   return Number(new RegExp(`${field}:(\\d+)`).exec(text)?.[1] ?? NaN);
 }
 
-/** until a script's transaction sits idle (its Lua is busy-waiting) in Postgres */
-async function scriptIdleInTransaction(): Promise<void> {
-  await withPg(async (pg) => {
-    for (let i = 0; i < 500; i++) {
-      const r = await pg.query(`SELECT count(*)::int AS n FROM pg_stat_activity
-        WHERE application_name = 'postresp-script' AND state = 'idle in transaction'`);
-      if (r.rows[0].n > 0) return;
-      await new Promise((res) => setTimeout(res, 10));
-    }
-    throw new Error('no script transaction seen');
-  });
-}
+// busy-waits ARGV[1] ms inside the call: its transaction stays open meanwhile
+const kBusy = `local t = redis.call('time'); local start = t[1] * 1000000 + t[2]
+repeat t = redis.call('time') until t[1] * 1000000 + t[2] - start > tonumber(ARGV[1]) * 1000`;
 
 // reads, waits ~ms while its transaction is open, then writes what it read plus a mark
 const kReadWaitWrite = `local v = redis.call('get', KEYS[1] or 'x') or 'nil'
-local t = redis.call('time'); local start = t[1] * 1000000 + t[2]
-repeat t = redis.call('time') until t[1] * 1000000 + t[2] - start > tonumber(ARGV[1]) * 1000
+${kBusy}
 redis.call('set', KEYS[1] or 'x', v .. '+a'); return v`;
+
+/** placeholder rows (absent keys a running call locked) in the schema: none once calls committed */
+const placeholders = async (): Promise<number> =>
+  withPg(async (pg) => (await pg.query(`SELECT count(*)::int AS n FROM "${schema}".kv WHERE type = -1`)).rows[0].n);
 
 describe('scripts are atomic across clients, threads and instances', () => {
   it('8 clients on two instances increment and append through one script: nothing lost, nothing twice', async () => {
@@ -82,15 +77,31 @@ describe('scripts are atomic across clients, threads and instances', () => {
     for (const x of cs) x.close();
   });
 
-  it('a key the script read, written meanwhile by another instance, makes the script run again (counted)', async () => {
+  it('a key the script read without declaring it: its writer waits for the commit, as for KEYS', async () => {
     const [c1, c2] = [await RawClient.connect(a.port), await RawClient.connect(b.port)];
     await c1.call('SET', 'x', 'old');
-    const before = await infoField(a.port, 'postresp_script_retries');
-    const reply = c1.call('EVAL', kReadWaitWrite, '0', '400');
+    const reply = c1.call('EVAL', kReadWaitWrite, '0', '1500');
     await scriptIdleInTransaction();
-    assert.equal(await c2.call('SET', 'x', 'b'), 'OK'); // not declared: nothing holds it
+    const set = c2.call('SET', 'x', 'b'); // x is locked since the script read it
+    assert.equal(await reply, 'old');
+    assert.equal(await set, 'OK');
+    assert.equal(await c1.call('GET', 'x'), 'b'); // the SET came after the script's 'old+a'
+    c1.close();
+    c2.close();
+  });
+
+  it('a key changed after the call began, before the script touched it, makes the script run again (counted)', async () => {
+    const [c1, c2] = [await RawClient.connect(a.port), await RawClient.connect(b.port)];
+    await c1.call('MSET', 'x2', 'old', 'first', '1');
+    const before = await infoField(a.port, 'postresp_script_retries');
+    // the first GET takes the snapshot; x2 is read (and locked) only after the wait
+    const reply = c1.call('EVAL', `redis.call('get', 'first')
+      ${kBusy}
+      local v = redis.call('get', 'x2'); redis.call('set', 'x2', v .. '+a'); return v`, '0', '400');
+    await scriptIdleInTransaction();
+    assert.equal(await c2.call('SET', 'x2', 'b'), 'OK'); // nothing holds x2 yet
     assert.equal(await reply, 'b'); // the second run read the new value
-    assert.equal(await c1.call('GET', 'x'), 'b+a');
+    assert.equal(await c1.call('GET', 'x2'), 'b+a');
     assert.ok(await infoField(a.port, 'postresp_script_retries') > before);
     c1.close();
     c2.close();
@@ -117,8 +128,45 @@ describe('scripts are atomic across clients, threads and instances', () => {
     assert.equal(await created, 'nil');
     assert.equal(await c1.call('GET', 'fresh'), 'b');
     assert.equal(await c1.call('EVAL', "return redis.call('get', KEYS[1])", '1', 'absent'), null);
-    const marks = await withPg(async (pg) => (await pg.query(`SELECT count(*)::int AS n FROM "${schema}".kv WHERE type = -1`)).rows[0].n);
-    assert.equal(marks, 0);
+    assert.equal(await placeholders(), 0);
+    c1.close();
+    c2.close();
+  });
+
+  // Isolation of keys a script touches without declaring them (BullMQ builds its job and lock keys
+  // from a prefix). Redis runs one script at a time, so of two scripts, one sees all of the other
+  // or none of it. Both failed on main before 2026-12-01: only KEYS were locked, so an undeclared
+  // key was read from the call's snapshot and nothing stopped another call from changing it.
+  it('write skew over undeclared keys: of two scripts that each read what the other writes, one sees the other', async () => {
+    const [c1, c2] = [await RawClient.connect(a.port), await RawClient.connect(b.port)];
+    await c1.call('DEL', 'ws-x', 'ws-y');
+    const first = c1.call('EVAL', `local v = redis.call('get', 'ws-x') or 'nil'
+      ${kBusy}
+      redis.call('set', 'ws-y', 'first saw ' .. v); return v`, '0', '800');
+    await scriptIdleInTransaction();
+    const second = await c2.call('EVAL', "local v = redis.call('get', 'ws-y') or 'nil'; redis.call('set', 'ws-x', 'second saw ' .. v); return v", '0');
+    const seen = [await first, second];
+    // main: ['nil', 'nil'], which no order of the two scripts gives
+    assert.ok(seen[0] !== 'nil' || seen[1] !== 'nil', `both scripts read the other's key as missing: ${JSON.stringify(seen)}`);
+    assert.deepEqual([await c1.call('GET', 'ws-x'), await c1.call('GET', 'ws-y')],
+      seen[0] === 'nil' ? ['second saw first saw nil', 'first saw nil'] : ['second saw nil', 'first saw second saw nil']);
+    // the keys were absent when locked: their placeholders went with the commit
+    assert.equal(await placeholders(), 0);
+    c1.close();
+    c2.close();
+  });
+
+  it('a call that waited for a declared key sees what the holder wrote to undeclared keys', async () => {
+    const [c1, c2] = [await RawClient.connect(a.port), await RawClient.connect(b.port)];
+    await c1.call('MSET', 'sk-k', '1', 'sk-u', 'old');
+    // the holder locks sk-k without changing it, writes sk-u, then keeps its transaction open
+    const holder = c1.call('EVAL', `redis.call('get', KEYS[1]); redis.call('set', 'sk-u', 'new')
+      ${kBusy}
+      return 1`, '1', 'sk-k', '800');
+    await scriptIdleInTransaction();
+    // runs after the holder (it waits for sk-k): main read sk-u in a snapshot taken before the wait ('old')
+    assert.equal(await c2.call('EVAL', "return redis.call('get', ARGV[1])", '1', 'sk-k', 'sk-u'), 'new');
+    assert.equal(await holder, 1);
     c1.close();
     c2.close();
   });

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { RawClient, encode, type Value } from './resp-client';
 import { startServer, uniqueSchema, type RunningServer } from './start-server';
 import { startRedis, type RedisServer } from '../differential/oracle';
-import { withPg } from '../support/pg';
+import { scriptIdleInTransaction, withPg } from '../support/pg';
 
 let a: RunningServer;
 let b: RunningServer;
@@ -88,8 +88,9 @@ describe('script calls sharing one transaction', () => {
     await w.call('DEL', 'scount');
     const retries = await info(a.port, 'postresp_script_retries');
     const { done: held } = await holdConnection(h, 300);
-    // p reads sx (not declared), waits, writes it: a plain SET of sx meanwhile makes the batch start over
-    const rmw = p.call('EVAL', `local v = redis.call('get', 'sx'); ${kWait}; redis.call('set', 'sx', v .. '+1'); return v`, '0', '600');
+    // p waits, then reads sx (not declared: locked only then) and writes it: a plain SET of sx
+    // during the wait, after the batch's snapshot, makes the batch start over
+    const rmw = p.call('EVAL', `${kWait}; local v = redis.call('get', 'sx'); redis.call('set', 'sx', v .. '+1'); return v`, '0', '600');
     const inc = q.call('EVAL', "return redis.call('incr', KEYS[1])", '1', 'scount');
     await held;
     await new Promise((r) => setTimeout(r, 250));
@@ -100,6 +101,29 @@ describe('script calls sharing one transaction', () => {
     assert.equal(await w.call('GET', 'scount'), '1');
     assert.ok(await info(a.port, 'postresp_script_retries') > retries, 'the batch ran again');
     for (const c of [h, p, q, w]) c.close();
+  });
+
+  it('a call waiting for a hot declared key waits before its snapshot: no lock restart', async () => {
+    // instance b: one worker, so both clients' calls see the keys this worker found hot
+    const [h, w] = await connected(b.port, 2);
+    const holder = `redis.call('incr', KEYS[1]); ${kWait}; return 1`;
+    const waiter = "return redis.call('incr', KEYS[1])";
+    const round = async (): Promise<number> => {
+      const before = await info(b.port, 'postresp_script_lock_restarts');
+      const held = h.call('EVAL', holder, '1', 'hot-k', '600');
+      await scriptIdleInTransaction();
+      const n = await w.call('EVAL', waiter, '1', 'hot-k'); // waits for the holder's commit
+      assert.equal(await held, 1);
+      assert.equal(n, Number(await w.call('GET', 'hot-k')));
+      return await info(b.port, 'postresp_script_lock_restarts') - before;
+    };
+    // the waiter's snapshot predates the holder's commit: it restarts once, and hot-k is hot
+    let first = 0;
+    for (let i = 0; i < 5 && first === 0; i++) first = await round();
+    assert.ok(first > 0, 'the first waiter restarted');
+    // now both calls take hot-k's advisory lock before BEGIN: the waiter waits there (main: 1 again)
+    assert.equal(await round(), 0);
+    for (const c of [h, w]) c.close();
   });
 
   it('SCRIPT KILL on another instance stops a runaway call that follows a writer in its batch', async () => {

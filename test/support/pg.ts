@@ -40,3 +40,16 @@ export async function freshSchema(prefix: string): Promise<{ schema: string; dro
     drop: () => withPg(async (c) => void (await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`))),
   };
 }
+
+/** Until a script call's transaction sits idle in Postgres (its Lua busy-waits between two redis.call). */
+export async function scriptIdleInTransaction(): Promise<void> {
+  await withPg(async (pg) => {
+    for (let i = 0; i < 500; i++) {
+      const r = await pg.query(`SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE application_name = 'postresp-script' AND state = 'idle in transaction'`);
+      if (r.rows[0].n > 0) return;
+      await new Promise((res) => setTimeout(res, 10));
+    }
+    throw new Error('no script transaction seen');
+  });
+}

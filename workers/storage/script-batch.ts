@@ -63,9 +63,9 @@ function beginValues(calls: readonly QueuedCall[]): unknown[] {
 }
 
 /** One attempt of the batch on conn: runs the calls in order, then COMMIT or ROLLBACK. */
-export async function runBatchOnce(conn: NativePgConnection, calls: readonly QueuedCall[], attempt: number): Promise<BatchOutcome> {
+export async function runBatchOnce(conn: NativePgConnection, calls: readonly QueuedCall[], attempt: number, hold?: unknown[]): Promise<BatchOutcome> {
   const stmts = (calls[0].req.share as AtomicShare).stmts;
-  const tx = new ScriptTx(conn, 'BEGIN ISOLATION LEVEL REPEATABLE READ');
+  const tx = new ScriptTx(conn, 'BEGIN ISOLATION LEVEL REPEATABLE READ', undefined, hold);
   const begun = await tx.rows(stmts.begin.text, beginValues(calls));
   const libVersion = begun[0]?.[0] ?? null;
   const placed = Number(begun[0]?.[1] ?? 0);
@@ -81,7 +81,8 @@ export async function runBatchOnce(conn: NativePgConnection, calls: readonly Que
     tx.callStart(stmts.wrote.text, stmts.unwrote.text);
     try {
       values.push(await calls[i].body({
-        store: new ScriptStore(tx), begun: row, attempt, markWritten: () => tx.markWritten(), endBatch: () => { last = true; },
+        store: new ScriptStore(tx), begun: row, attempt, markWritten: () => tx.markWritten(),
+        ahead: (stmt, values, done) => tx.ahead(stmt.text, values, done), endBatch: () => { last = true; },
       }));
     } catch (e) {
       tx.failure ??= e as Error;

@@ -27,6 +27,7 @@ import { errorReply, storageError } from './replies';
 import { ScriptStore } from './script-store';
 import { ScriptTx } from './script-tx';
 import { runBatchOnce, type QueuedCall } from './script-batch';
+import { HotKeys } from './script-hold';
 
 /** a transaction that keeps failing to serialize ends with an error after this many attempts */
 const kMaxAttempts = 1000;
@@ -54,6 +55,8 @@ export class ScriptPool {
   private connecting = 0;
   private queue: QueuedCall[] = [];
   private closed = false;
+  /** declared keys that made calls restart lately: calls on them hold their keys before the snapshot */
+  private readonly hot = new HotKeys();
   readonly stats: ScriptPoolStats = { calls: 0, retries: 0, lockRestarts: 0, connections: 0, batchedCalls: 0, batches: 0 };
 
   constructor(private readonly max: number, private readonly opts: ConnectionOptions) {}
@@ -134,10 +137,13 @@ export class ScriptPool {
 
   private async batch(conn: NativePgConnection, calls: QueuedCall[]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
-      const out = await runBatchOnce(conn, calls, attempt);
+      const out = await runBatchOnce(conn, calls, attempt, this.hot.holdValues(calls.map((c) => c.req.share)));
       if (out.kind === 'restart' && attempt + 1 < kMaxAttempts) {
         if (out.ran > 0) this.stats.retries += out.ran;
-        else this.stats.lockRestarts += calls.length;
+        else {
+          this.stats.lockRestarts += calls.length;
+          this.hot.add(calls.map((c) => c.req.share));
+        }
         if (attempt >= 3) await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 50)));
         continue;
       }
@@ -158,13 +164,14 @@ export class ScriptPool {
 
   private async attempts<T>(conn: NativePgConnection, req: AtomicRequest, body: (run: AtomicRun) => Promise<T>): Promise<T | RespError> {
     for (let attempt = 0; ; attempt++) {
-      const tx = new ScriptTx(conn, 'BEGIN ISOLATION LEVEL REPEATABLE READ', req.wrote?.text);
+      const tx = new ScriptTx(conn, 'BEGIN ISOLATION LEVEL REPEATABLE READ', req.wrote?.text, this.hot.holdValues([req.share]));
       const begun = req.begin ? await tx.rows(req.begin.stmt.text, req.begin.values) : [];
       const ran = !tx.failed;
       let value: T | undefined;
       if (ran) {
         try {
-          value = await body({ store: new ScriptStore(tx), begun, attempt, markWritten: () => tx.markWritten(), endBatch: () => undefined });
+          value = await body({ store: new ScriptStore(tx), begun, attempt, markWritten: () => tx.markWritten(),
+            ahead: (stmt, values, done) => tx.ahead(stmt.text, values, done), endBatch: () => undefined });
         } catch (e) {
           tx.failure ??= e as Error;
         }
@@ -173,7 +180,10 @@ export class ScriptPool {
       await tx.finish(end);
       if (tx.restart && attempt + 1 < kMaxAttempts) {
         if (ran) this.stats.retries++;
-        else this.stats.lockRestarts++;
+        else {
+          this.stats.lockRestarts++;
+          this.hot.add([req.share]);
+        }
         // contention: after a few immediate retries, wait a little, randomly, so waiters spread out
         if (attempt >= 3) await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 50)));
         continue;

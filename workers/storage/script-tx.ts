@@ -14,6 +14,13 @@
  * Statements after it are not sent (Postgres would refuse them with 25P02): they fail at once, so
  * a script looping on redis.pcall reaches its end quickly and is re-run or answered.
  *
+ * ahead(): a statement that goes in the next statement's sync group, before it (a script's lock of
+ * the keys a command touches without having declared them): one Sync and ReadyForQuery fewer than
+ * a statement of its own. When it fails, Postgres skips the rest of the group (noted as above).
+ *
+ * hold (./script-hold.ts): the declared keys' advisory locks, in a sync group of their own before
+ * BEGIN (so before the snapshot), given back in one right after COMMIT / ROLLBACK.
+ *
  * markWritten(): the call's first write takes the request's `wrote` statement along in its own
  * pipeline (script_wrote, for SCRIPT KILL on other instances): one more statement, no round trip.
  *
@@ -30,6 +37,7 @@ import type { Op } from '../../core/engine/ops';
 import { typedRows } from '../../core/engine/pg-driver/typed-rows';
 import type { Done, Pipeline } from './pipeline';
 import { errorReply } from './replies';
+import { kHoldSql } from './script-hold';
 
 const kRestartCodes = new Set(['40001', '40P01']);
 /** a batched call that has sent no statement this long after it started gives back the previous
@@ -46,6 +54,8 @@ export class ScriptTx implements Pipeline {
   /** the request's `wrote` statement, once markWritten() asked for it, until a statement takes it along */
   private wrote: string | undefined;
   private wroteSql: string | undefined;
+  /** statements waiting to go ahead of the next one, in its sync group */
+  private aheadQ: { sql: string; values: readonly unknown[]; done: (rows: Rows | null) => void }[] = [];
 
   /** batches: the session-level marker's unlock statement; whether the marker is held, and
    * whether the call now running should give it back */
@@ -54,7 +64,10 @@ export class ScriptTx implements Pipeline {
   private unlockDue = false;
   private unlockTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly conn: NativePgConnection, begin: string, wroteSql?: string) {
+  /** the hold statement's values while its locks are (about to be) held */
+  private held: unknown[] | undefined;
+
+  constructor(private readonly conn: NativePgConnection, begin: string, wroteSql?: string, private readonly hold?: unknown[]) {
     this.begin = begin;
     this.wroteSql = wroteSql;
   }
@@ -87,6 +100,11 @@ export class ScriptTx implements Pipeline {
     });
   }
 
+  /** sql goes with the next statement, ahead of it; dropped unsent if none follows (nothing read) */
+  ahead(sql: string, values: readonly unknown[], done: (rows: Rows | null) => void): void {
+    this.aheadQ.push({ sql, values, done });
+  }
+
   /** The call is about to write: the `wrote` statement rides with the next statement (once). */
   markWritten(): void {
     if (this.wroteSql === undefined) return;
@@ -114,6 +132,15 @@ export class ScriptTx implements Pipeline {
         else if (this.unwroteSql !== undefined) this.markerHeld = true;
       });
       this.wrote = undefined;
+    }
+    if (this.aheadQ.length > 0) {
+      for (const a of this.aheadQ) {
+        this.conn.send(a.sql, a.values as readonly PgParam[], (err, res) => {
+          if (err) this.note(err);
+          a.done(err || !res ? null : typedRows(res));
+        });
+      }
+      this.aheadQ.length = 0;
     }
     let stmtErr: Error | null = null;
     let stmtRes: Parameters<Done>[1] = null;
@@ -165,17 +192,34 @@ export class ScriptTx implements Pipeline {
         this.conn.send(last.sql, last.values as readonly PgParam[], (err) => { if (err) this.note(err); });
       }
       this.conn.send('COMMIT', [], (err) => { if (err) this.note(err); });
-      await new Promise<void>((resolve) => this.conn.sync(() => resolve()));
+      const committed = new Promise<void>((resolve) => this.conn.sync(() => resolve()));
+      this.unhold();
+      await committed;
       if (!this.failed || this.conn.closed) return;
     }
     await new Promise<void>((resolve) => {
       this.conn.send('ROLLBACK', [], () => undefined);
       this.conn.sync(() => resolve());
+      this.unhold();
     });
+  }
+
+  /** the hold's locks go, in a sync group of their own right behind COMMIT / ROLLBACK (not awaited) */
+  private unhold(): void {
+    if (this.held === undefined || this.conn.closed) return;
+    this.conn.send(kHoldSql.unlock, this.held as readonly PgParam[], () => undefined);
+    this.conn.sync(() => undefined);
+    this.held = undefined;
   }
 
   private sendBegin(): void {
     if (this.begin === undefined) return;
+    if (this.hold !== undefined) {
+      // outside the transaction: its snapshot is taken by the statement after BEGIN, once these are held
+      this.held = this.hold;
+      this.conn.send(kHoldSql.lock, this.hold as readonly PgParam[], (err) => { if (err) this.note(err); });
+      this.conn.sync(() => undefined);
+    }
     this.conn.send(this.begin, [], (err) => { if (err) this.note(err); });
     this.begin = undefined;
   }

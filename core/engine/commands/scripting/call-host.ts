@@ -10,13 +10,21 @@
  *   write / may_replicate in a read-only call (EVAL_RO, FCALL_RO, no-writes)
  *                                     → ERR Write commands are not allowed from read-only scripts.
  *
+ * Keys the script did not declare are locked before the first command that touches them (one
+ * statement, kScriptingSql.lock, in the sync group of the command's own: no round trip added), as KEYS were
+ * at the start: in the call's REPEATABLE READ transaction the lock raises 40001 when the key changed
+ * after the call's snapshot, and the call runs again. So the call reads every key as if it ran
+ * alone, and nobody changes what it read before it commits (docs/scripting.md "Keys a script does
+ * not declare"). Keys a command reaches other than through its key arguments (KEYS, SCAN, SORT BY,
+ * RANDOMKEY) are not locked.
+ *
  * The reply goes back in the script's RESP version (redis.setresp). A write makes the script
  * unkillable (SCRIPT KILL answers UNKILLABLE), as Redis marks it before running the command. While
  * the write hook listens, each write's (db, command, reply) is kept and reported after COMMIT.
  */
 import type { ScriptHost, ScriptRun } from '../../scripting/engine';
 import { kScriptCallErrors } from '../../scripting/errors';
-import type { KeyStore } from '../../key-store';
+import type { AtomicRun, KeyStore } from '../../key-store';
 import { PendingReply, type Outcome } from '../../pending-reply';
 import { noteOf } from '../../write-hook';
 import { probePresence, type Presence } from '../../key-presence';
@@ -29,6 +37,9 @@ import { ScriptSession } from './script-session';
 import { withoutBlocking } from '../blocking/context';
 import { aclDenied, scriptAclText } from '../../../acl/enforce';
 import { checkUser } from '../../../acl/check';
+import { keysOf } from '../spec';
+import { encodeBufferArray, int2Array, int8 } from '../../pg-driver/binary-array';
+import { kScriptingSql } from './sql';
 
 const errorBytes = (text: string): Buffer => Buffer.from(`-ERR ${text}\r\n`);
 const kUnknown = errorBytes(kScriptCallErrors.unknownCommand);
@@ -58,9 +69,51 @@ export class CallHost implements ScriptHost {
   /** told before the call's first write (the transaction marks itself written: ./kill.ts) */
   private onFirstWrite: (() => void) | undefined;
 
-  constructor(private readonly caller: Session, store: KeyStore, public readOnly: boolean, onFirstWrite?: () => void) {
+  /** `db:key` (latin1) of every key this call holds locked: its KEYS, then what its commands touched */
+  private readonly locked = new Set<string>();
+  /** keys locked by script_lock statements that made placeholders (dropped before COMMIT) */
+  private placedDbs: number[] = [];
+  private placedKeys: Buffer[] = [];
+
+  constructor(private readonly caller: Session, store: KeyStore, public readOnly: boolean, onFirstWrite?: () => void,
+    declared?: { db: number; keys: readonly Buffer[] }, private readonly ahead?: AtomicRun['ahead']) {
     this.session = new ScriptSession(caller, store);
     this.onFirstWrite = onFirstWrite;
+    if (declared !== undefined) for (const k of declared.keys) this.locked.add(`${declared.db}:${k.toString('latin1')}`);
+  }
+
+  /**
+   * Locks the keys of this command that the call does not hold yet: the statement goes into the
+   * call's transaction ahead of the command's. Its failure (40001 when a key changed since the
+   * snapshot) fails the transaction, which restarts the call.
+   */
+  private lockTouched(db: number, spec: CommandSpec, argv: Buffer[]): void {
+    const k = spec.keys;
+    if (this.ahead === undefined) return;
+    if (k.first === 0 && k.numkeysAt === undefined && k.afterKeyword === undefined && spec.getKeys === undefined) return;
+    const keys = keysOf(spec, argv);
+    if (keys === undefined) return;
+    let fresh: Buffer[] | undefined;
+    for (const key of keys) {
+      const id = `${db}:${key.toString('latin1')}`;
+      if (this.locked.has(id)) continue;
+      this.locked.add(id);
+      (fresh ??= []).push(key);
+    }
+    if (fresh === undefined) return;
+    const keysLocked = fresh.length > 1 ? fresh.sort(Buffer.compare) : fresh; // lock order: (db, key)
+    this.ahead(kScriptingSql.lock, [int2Array(keysLocked.map(() => db)), encodeBufferArray(keysLocked), int8(Date.now())], (rows) => {
+      if (Number(rows?.[0]?.[0] ?? 0) > 0) for (const key of keysLocked) this.placedDbs.push(db), this.placedKeys.push(key);
+    });
+  }
+
+  /** Before COMMIT: the placeholders this call's script_lock statements made go, as script_end drops KEYS' (not awaited: COMMIT follows it). */
+  dropPlaceholders(): void {
+    if (this.placedKeys.length === 0) return;
+    const s = this.session;
+    s.server.store.exec(s, kScriptingSql.end, [int2Array(this.placedDbs), encodeBufferArray(this.placedKeys)], () => null);
+    this.placedDbs = [];
+    this.placedKeys = [];
   }
 
   call(argv: Buffer[], resp: 2 | 3, run: ScriptRun): Promise<Buffer> | Buffer {
@@ -91,6 +144,7 @@ export class CallHost implements ScriptHost {
       }
       if (server.writeHook.beforeActive) server.writeHook.before(db, spec, argv);
     }
+    this.lockTouched(db, spec, argv);
     // `new` / `keymiss` / lazy `expired` on: the keys probed inside the script's transaction, just before the call
     const probe = server.writeHook.presence ? probePresence(s, db, spec, argv) : undefined;
     let result: RunResult;

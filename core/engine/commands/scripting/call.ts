@@ -58,10 +58,11 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
   let out: Buffer | RespError;
   try {
     out = await s.server.store.atomic(s, req, async (tx) => {
-      host = new CallHost(s, tx.store, plan.readOnly, tx.markWritten);
+      host = new CallHost(s, tx.store, plan.readOnly, tx.markWritten, { db, keys }, tx.ahead);
       const watched = callStarted(s.server, plan.fn === undefined ? 'script' : 'function', plan.fn ?? plan.store?.sha ?? plan.check ?? '?');
       try {
         const reply = await plan.run(host, tx.begun, tx.store);
+        host.dropPlaceholders();
         // SCRIPT/FUNCTION KILL waits for the killed call's transaction to end: no call joins it after this one
         if (reply[0] === 45 /* - */ && reply.includes(kKilledText)) tx.endBatch();
         return reply;

@@ -18,6 +18,26 @@ export const kScriptingSql = {
     text: `DELETE FROM kv k USING unnest($1::int2[], $2::bytea[]) AS t(db, key)
       WHERE k.db = t.db AND k.key = t.key AND k.type = ${kWatchMark} AND k.card = 0 AND k.version = txid_current()`,
   },
+  /**
+   * Ahead of a command touching keys the call did not declare and has not touched yet
+   * (call-host.ts): locks them as script_begin locks KEYS, in (db, key) order, an absent key
+   * getting a placeholder; the number of placeholders made, which `end` drops. In the call's
+   * REPEATABLE READ transaction, a row changed or deleted since the snapshot makes FOR UPDATE
+   * raise 40001, and a key created since makes the placeholder's ON CONFLICT raise it: the call
+   * starts over. One SQL statement, not a PL/pgSQL loop: it goes with many redis.call.
+   */
+  lock: {
+    // keys distinct, one db, sorted by the caller (call-host.ts): no ORDER BY here, since with
+    // enable_sort = off an ORDER BY (db, key) walked all of kv_pkey (30 ms a call at 20k keys);
+    // the nested loop over unnest locks in the array's order
+    text: `WITH l AS MATERIALIZED (SELECT k.db, k.key FROM unnest($1::int2[], $2::bytea[]) AS t(db, key)
+        JOIN kv k ON k.db = t.db AND k.key = t.key FOR UPDATE OF k),
+      p AS (INSERT INTO kv (db, key, type, expires_at, card, version)
+            SELECT t.db, t.key, ${kWatchMark}, -$3::int8, 0, txid_current() FROM unnest($1::int2[], $2::bytea[]) AS t(db, key)
+             WHERE NOT EXISTS (SELECT 1 FROM l WHERE l.db = t.db AND l.key = t.key)
+            ON CONFLICT (db, key) DO NOTHING RETURNING 1)
+      SELECT (SELECT count(*) FROM p)::int4`,
+  },
   /** a batch's first statement (workers/storage/script-batch.ts) */
   batchBegin: call('script_batch_begin', 'lib_version, placed, unknown', 'int2[]', 'bytea[]', 'int8', 'int4', 'text[]', 'text[]', 'bytea[]'),
   /** a batched call's first write, and its end: the session-level "written" marker (./functions.ts) */
