@@ -8,7 +8,8 @@
  *   - the last heartbeat that came back was sent within leaseMs (250 ms);
  *   - worker 0 receives the invalidations (it says so in the version table every 100 ms);
  *   - the lock connection is up, and no instance that does not tell its writes (--cache off, or
- *     exclusive) serves the schema (cache-lock.ts: probed every tick);
+ *     exclusive) serves the schema (cache-lock.ts: probed every tick; the last probe that found
+ *     none was sent within leaseMs, and a silent newcomer waits 400 ms before it serves);
  *   - no notification of another instance was lost, and none re-registered (it reconnected and
  *     may have dropped invalidations while down), since the last tick: either turns the cache
  *     off for that tick, and on again with the epoch moved (nothing filled before is served).
@@ -39,6 +40,8 @@ export class CacheLease {
   private registrations = -1;
   private probing = false;
   private free = false;
+  /** when the last probe that found no silent instance was sent */
+  private freeAt = 0;
 
   constructor(private readonly opts: { link: PgLink; lock: CacheLock; table: VersionTable; log: (line: string) => void;
     beatMs?: number; leaseMs?: number }) {}
@@ -66,7 +69,8 @@ export class CacheLease {
     this.opts.link.beat(Date.now());
     if (!this.probing) {
       this.probing = true;
-      this.opts.lock.uncachedAbsent().then((free) => { this.free = free; }, () => { this.free = false; })
+      const sent = Date.now();
+      this.opts.lock.uncachedAbsent().then((free) => { this.free = free; if (free) this.freeAt = sent; }, () => { this.free = false; })
         .finally(() => { this.probing = false; this.check(); });
     }
     this.check();
@@ -84,6 +88,8 @@ export class CacheLease {
     const why = !s.connected ? 'the bus link is down'
       : !lock.held ? 'the lock connection is down'
       : !this.free ? 'an instance that does not tell its writes (--cache off or exclusive) serves the schema'
+      // a probe stuck on a slow lock connection must not keep a stale answer: a silent newcomer waits 400 ms (cache-lock.ts)
+      : Date.now() - this.freeAt > (this.opts.leaseMs ?? 250) ? `no probe for silent instances answered within ${this.opts.leaseMs ?? 250} ms`
       : table.sharedAliveAgo() > 500 ? 'worker 0 does not receive invalidations'
       : Date.now() - this.confirmed > (this.opts.leaseMs ?? 250) ? `no heartbeat back within ${this.opts.leaseMs ?? 250} ms`
       : '';

@@ -14,6 +14,9 @@
  * Every instance that does not send invalidations (off, and exclusive when not the owner) also
  * holds a shared lock of a second class ('PRC2'): a --cache shared instance serves from its cache
  * only while nobody holds it (uncachedAbsent), since such an instance's writes are never told.
+ * Shared instances hold a third class ('PRC3') shared: a silent instance that finds it held waits
+ * kSilentWaitMs after taking 'PRC2' before it serves, so every shared instance's cache is off by
+ * then (its lease needs a probe younger than 250 ms that found 'PRC2' free: cache-lease.ts).
  *
  * So a second instance never serves a write while the first still serves reads from its cache;
  * it turns the cache off for everyone instead of refusing to start, because several instances
@@ -31,6 +34,10 @@ import type { VersionTable } from '../engine/cache/version-table';
 const kLockClass = 0x50524331;
 /** held (shared) by every instance whose writes are not told to --cache shared instances: 'PRC2' */
 const kSilentClass = 0x50524332;
+/** held (shared) by every --cache shared instance: 'PRC3' */
+const kSharedClass = 0x50524333;
+/** a silent instance's wait before it serves when shared instances run: their lease (250 ms) + a probe tick (100 ms) + margin */
+const kSilentWaitMs = 400;
 const kWaitMs = 10_000;
 
 export class CacheLock {
@@ -84,12 +91,17 @@ export class CacheLock {
       this.opts.log(`read cache off: another instance serves schema ${this.opts.schema}`);
     }
     if (this.opts.mode !== 'shared') await this.silent(c);
+    else await c.query('SELECT pg_advisory_lock_shared($1::int4, $2::int4)', [kSharedClass, this.key]);
     this.started = true;
   }
 
   /** This instance's writes are not told to --cache shared instances: they must not cache. */
   private async silent(c: NativePgConnection): Promise<void> {
     await c.query('SELECT pg_advisory_lock_shared($1::int4, $2::int4)', [kSilentClass, this.key]);
+    const r = await c.query('SELECT pg_try_advisory_xact_lock($1::int4, $2::int4)', [kSharedClass, this.key]);
+    if (r.bool(0, 0) === true) return;
+    this.opts.log(`read cache: --cache shared instances serve schema ${this.opts.schema}; waiting ${kSilentWaitMs} ms for their caches to turn off`);
+    await new Promise((res) => setTimeout(res, kSilentWaitMs));
   }
 
   /** the lock connection is up and the lock held (a --cache shared lease needs it) */
