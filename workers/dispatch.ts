@@ -16,7 +16,7 @@ import { PendingReply } from '../core/engine/pending-reply';
 import { OpKind } from '../core/engine/ops';
 import type { Session } from '../core/engine/session';
 import { kTransactionControl } from '../core/engine/commands/transactions';
-import { kFlagNoAuth, kFlagNoMulti, kFlagWrite } from '../core/engine/commands/flags';
+import { kFlagNoAuth, kFlagNoMulti, kFlagReadonly, kFlagWrite } from '../core/engine/commands/flags';
 import { kQueued } from '../core/engine/shared-replies';
 import type { WriteHook } from '../core/engine/write-hook';
 import type { WorkerStats } from '../core/messages';
@@ -50,6 +50,7 @@ export interface DispatchClient extends Session {
   lastCommand: string;
   /** commands read while a script call of this client runs (holdWhile) */
   held: Buffer[][] | undefined;
+  unackedWrites: number;
   /** a slot was filled: encode the finished prefix and write soon */
   replied(): void;
 }
@@ -120,6 +121,7 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   if (result instanceof PendingReply) {
     if (!result.done) {
       const slot = c.replies.open(silent, c.proto, isShortOp(result));
+      if ((spec.flagBits & kFlagReadonly) === 0) c.unackedWrites++;
       const pending = result;
       result.listener = (v) => completed(c, slot, v, spec, started, db, argv, pending, probe);
       return;
@@ -128,6 +130,7 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
     result = result.value;
   } else if (isPromise<Reply>(result)) {
     const slot = c.replies.open(silent, c.proto);
+    if ((spec.flagBits & kFlagReadonly) === 0) c.unackedWrites++;
     result.then(
       (v) => completed(c, slot, v, spec, started, db, argv, undefined, probe),
       (e: Error) => completed(c, slot, new RespError(`ERR ${e.message}`), spec, started, db, argv, undefined, probe));
@@ -175,6 +178,8 @@ function completed(c: DispatchClient, slot: ReplySlot, value: Reply, spec: Comma
   state.record(spec, started, value);
   const hook = state.writeHook;
   if (hook.afterActive && (spec.flagBits & kFlagWrite) !== 0) hook.after(db, spec, argv);
+  // counted when its slot opened: the read cache may answer this client again once none is owed
+  if ((spec.flagBits & kFlagReadonly) === 0) c.unackedWrites--;
   if (hook.active) {
     report(hook, db, spec, argv, value, pending?.note, probe, c.id, pending);
     // its own invalidations (EXEC's and a script's too) go right behind its reply, as in Redis 7.0

@@ -167,6 +167,33 @@ describe('read cache', () => {
     }
   });
 
+  // a write bumps the version table only once its outcome is known: the writer's own GET pipelined
+  // behind it must not be answered from the entry it replaces (Session.unackedWrites)
+  const own: [string, Buffer[], Value][] = [
+    ['SET', [encode('SET', 'own', 'new')], 'new'],
+    ['INCR', [encode('INCR', 'own')], '2'],
+    ['DEL', [encode('DEL', 'own')], null],
+    ['MULTI/EXEC', [encode('MULTI'), encode('SET', 'own', 'tx'), encode('EXEC')], 'tx'],
+    ['EVAL', [encode('EVAL', "return redis.call('SET', KEYS[1], 'lua')", '1', 'own')], 'lua'],
+  ];
+  for (const [name, writes, expected] of own) {
+    it(`its own ${name} pipelined ahead of a GET of a cached key is seen`, async () => {
+      const c = await RawClient.connect(a.port);
+      try {
+        await c.call('SET', 'own', '1');
+        assert.equal(await c.call('GET', 'own'), '1');
+        const hits = (await cacheInfo(a.port)).cache_hits;
+        assert.equal(await c.call('GET', 'own'), '1');
+        assert.ok((await cacheInfo(a.port)).cache_hits > hits, 'the second GET was a hit');
+        c.send(Buffer.concat([...writes, encode('GET', 'own'), encode('MGET', 'own')]));
+        const replies = await c.read(writes.length + 2);
+        assert.deepEqual(replies.slice(-2), [expected, [expected]]);
+      } finally {
+        c.close();
+      }
+    });
+  }
+
   it('sees MULTI/EXEC from another client', async () => {
     const reader = await RawClient.connect(a.port);
     const writer = await RawClient.connect(a.port);
