@@ -16,7 +16,7 @@ import { PendingReply } from '../core/engine/pending-reply';
 import { OpKind } from '../core/engine/ops';
 import type { Session } from '../core/engine/session';
 import { kTransactionControl } from '../core/engine/commands/transactions';
-import { kFlagNoAuth, kFlagNoMulti, kFlagReadonly, kFlagWrite } from '../core/engine/commands/flags';
+import { kFlagMayReplicate, kFlagNoAuth, kFlagNoMulti, kFlagReadonly, kFlagWrite, kFlagsModify } from '../core/engine/commands/flags';
 import { kQueued } from '../core/engine/shared-replies';
 import type { WriteHook } from '../core/engine/write-hook';
 import type { WorkerStats } from '../core/messages';
@@ -121,7 +121,7 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   if (result instanceof PendingReply) {
     if (!result.done) {
       const slot = c.replies.open(silent, c.proto, isShortOp(result));
-      if ((spec.flagBits & kFlagReadonly) === 0) c.unackedWrites++;
+      if (owesWrite(spec)) c.unackedWrites++;
       const pending = result;
       result.listener = (v) => completed(c, slot, v, spec, started, db, argv, pending, probe);
       return;
@@ -130,7 +130,7 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
     result = result.value;
   } else if (isPromise<Reply>(result)) {
     const slot = c.replies.open(silent, c.proto);
-    if ((spec.flagBits & kFlagReadonly) === 0) c.unackedWrites++;
+    if (owesWrite(spec)) c.unackedWrites++;
     result.then(
       (v) => completed(c, slot, v, spec, started, db, argv, undefined, probe),
       (e: Error) => completed(c, slot, new RespError(`ERR ${e.message}`), spec, started, db, argv, undefined, probe));
@@ -138,7 +138,7 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   }
   // immediate commands: recorded as taking no time (~1 µs); a clock read per command cost 2-3% of PING throughput
   state.record(spec, -1, result);
-  if (hook.afterActive && (spec.flagBits & kFlagWrite) !== 0) hook.after(db, spec, argv);
+  if (hook.afterActive && (spec.flagBits & kFlagsModify) !== 0) hook.after(db, spec, argv);
   if (hook.active) {
     report(hook, db, spec, argv, result, undefined, probe, c.id);
     const fence = c.server.tracker.takeFence(c.id);
@@ -166,6 +166,11 @@ function isShortOp(r: PendingReply): boolean {
   return kind !== undefined && kind <= OpKind.Incr;
 }
 
+/** A command whose reply the read cache waits for before answering this client again (Session.unackedWrites). */
+function owesWrite(spec: CommandSpec): boolean {
+  return (spec.flagBits & kFlagReadonly) === 0 || (spec.flagBits & kFlagMayReplicate) !== 0;
+}
+
 function refuse(c: DispatchClient, e: RespError, silent: boolean): void {
   c.state.stats.rejectedCalls++;
   c.state.countError(e);
@@ -177,9 +182,9 @@ function completed(c: DispatchClient, slot: ReplySlot, value: Reply, spec: Comma
   const state = c.state;
   state.record(spec, started, value);
   const hook = state.writeHook;
-  if (hook.afterActive && (spec.flagBits & kFlagWrite) !== 0) hook.after(db, spec, argv);
+  if (hook.afterActive && (spec.flagBits & kFlagsModify) !== 0) hook.after(db, spec, argv);
   // counted when its slot opened: the read cache may answer this client again once none is owed
-  if ((spec.flagBits & kFlagReadonly) === 0) c.unackedWrites--;
+  if (owesWrite(spec)) c.unackedWrites--;
   if (hook.active) {
     report(hook, db, spec, argv, value, pending?.note, probe, c.id, pending);
     // its own invalidations (EXEC's and a script's too) go right behind its reply, as in Redis 7.0

@@ -89,7 +89,7 @@ export const kOptions: readonly OptionSpec[] = [
   opt({ name: 'batch-max-commands', type: 'int', default: '256', min: 1, max: 65536, mutable: true, description: 'commands at most in one batched statement' }),
   opt({ name: 'batch-transaction', type: 'bool', default: 'yes', mutable: true, description: 'a batch of several statements commits once (one transaction), retried statement by statement after an error' }),
   opt({ name: 'batch-max-bytes', type: 'bytes', default: '4mb', min: 1024, max: 2 ** 31, mutable: true, description: 'argument bytes at most in one batched statement' }),
-  opt({ name: 'cache', type: 'enum', default: 'off', values: ['exclusive', 'off'], mutable: false, description: 'exact read cache of GET/MGET in each process: exclusive = on while this is the only instance serving the schema (an advisory lock; a second instance turns it off for all), off = never (docs/cache.md)' }),
+  opt({ name: 'cache', type: 'enum', default: 'exclusive', values: ['exclusive', 'off'], mutable: false, description: 'exact read cache of GET/MGET in each process: exclusive (the default) = on while this is the only instance serving the schema (an advisory lock; a second instance turns it off for all), off = never: use it where SQL changes the tables directly (docs/cache.md)' }),
   opt({ name: 'cache-max-memory', type: 'bytes', default: '64mb', min: 0, max: 2 ** 40, mutable: true, description: 'read cache bytes at most per process (split between workers); values over 64kb are not cached' }),
   // accepted, no effect: Redis parameters tools set (encoding thresholds, persistence, eviction)
   // maxmemory is checked as Redis checks it: the 7.0 suite's unit/multi expects `CONFIG SET maxmemory bla` to fail

@@ -194,6 +194,34 @@ describe('read cache', () => {
     });
   }
 
+  // PFCOUNT is readonly but rewrites its HLL's cached cardinality (Redis's signalModifiedKey): the
+  // header's byte 15 loses its "stale" bit 0x80, which a GET shows (may_replicate: kFlagsModify)
+  it('sees PFCOUNT rewrite the cached cardinality, its own pipelined or from another client', async () => {
+    const reader = await RawClient.connect(a.port);
+    const writer = await RawClient.connect(a.port);
+    try {
+      const stale = (v: Value): boolean => (String(v).charCodeAt(15) & 0x80) !== 0;
+      await writer.call('DEL', 'hll');
+      await writer.call('PFADD', 'hll', 'a', 'b');
+      assert.ok(stale(await reader.call('GET', 'hll')));
+      const hits = (await cacheInfo(a.port)).cache_hits;
+      assert.ok(stale(await reader.call('GET', 'hll')));
+      assert.ok((await cacheInfo(a.port)).cache_hits > hits, 'the second GET was a hit');
+      assert.equal(await writer.call('PFCOUNT', 'hll'), 2);
+      assert.ok(!stale(await reader.call('GET', 'hll')), 'the GET after PFCOUNT shows its cached cardinality');
+      await writer.call('PFADD', 'hll', 'c');
+      assert.ok(stale(await reader.call('GET', 'hll')));
+      assert.ok(stale(await reader.call('GET', 'hll')));
+      reader.send(Buffer.concat([encode('PFCOUNT', 'hll'), encode('GET', 'hll')]));
+      const [count, value] = await reader.read(2);
+      assert.equal(count, 3);
+      assert.ok(!stale(value), 'its own GET pipelined behind PFCOUNT');
+    } finally {
+      reader.close();
+      writer.close();
+    }
+  });
+
   it('sees MULTI/EXEC from another client', async () => {
     const reader = await RawClient.connect(a.port);
     const writer = await RawClient.connect(a.port);
