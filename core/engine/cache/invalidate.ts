@@ -23,10 +23,12 @@ const kWholeDb = new Set(['flushdb', 'flushall', 'swapdb', 'move', 'copy']);
 
 export function invalidator(table: VersionTable): WriteListener {
   const bump = (db: number, spec: CommandSpec, argv: Buffer[]): void => {
-    if (kWholeDb.has(spec.name)) return table.bumpEpoch();
     const k = spec.keys;
-    // one key at argv[1] (SET, INCR, APPEND…): no key list made
-    if (k.first === 1 && k.last === 1 && k.numkeysAt === undefined && k.afterKeyword === undefined && argv.length > 1) return table.bump(db, argv[1]);
+    // one key at argv[1] (SET, INCR, APPEND…): no key list made, no set looked up (MOVE reaches another db)
+    if (k.first === 1 && k.last === 1 && k.numkeysAt === undefined && k.afterKeyword === undefined && argv.length > 1 && spec.name !== 'move') {
+      return table.bump(db, argv[1]);
+    }
+    if (kWholeDb.has(spec.name)) return table.bumpEpoch();
     const keys = keysOf(spec, argv);
     if (keys === undefined) return table.bumpEpoch();
     for (let i = 0; i < keys.length; i++) table.bump(db, keys[i]);
