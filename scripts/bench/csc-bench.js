@@ -87,8 +87,9 @@ async function startServers(o) {
   fs.rmSync(o.out, { recursive: true, force: true });
   fs.mkdirSync(o.out, { recursive: true });
   const pr = { name: 'PostRESP', port: port(), postgres: true };
+  const log = fs.openSync(path.join(o.out, 'postresp.log'), 'w');
   pr.proc = spawn('node', [path.join(o.tree, 'dist/core/primary/main.js'), '--port', String(pr.port), '--storage-mode', 'unlogged',
-    '--data-dir', path.join(o.out, 'pg'), '--workers', '2'], { cwd: o.tree, stdio: ['ignore', fs.openSync(path.join(o.out, 'postresp.log'), 'w'), 'inherit'] });
+    '--data-dir', path.join(o.out, 'pg'), '--workers', '2'], { cwd: o.tree, stdio: ['ignore', log, log] });
   const rd = { name: 'redis-server', port: port(), postgres: false };
   rd.proc = spawn('redis-server', ['--port', String(rd.port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   for (const s of [pr, rd]) s.pid = s.proc.pid;

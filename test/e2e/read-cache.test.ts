@@ -18,7 +18,8 @@ const schema = uniqueSchema('cache');
 let a: RunningServer;
 
 before(async () => {
-  a = await startServer(['--cache', 'exclusive', '--workers', '2', '--storage-mode', 'unlogged', '--enable-debug-command', 'yes'], { schema });
+  // no --cache: the default is exclusive (on while alone on the schema)
+  a = await startServer(['--workers', '2', '--storage-mode', 'unlogged', '--enable-debug-command', 'yes'], { schema });
 });
 after(async () => {
   await a?.stop();
@@ -246,7 +247,7 @@ describe('read cache', () => {
     c.close();
   });
 
-  it('a second instance on the schema (with the default --cache off) turns the cache off, and its writes are seen', async () => {
+  it('a second instance on the schema (default options: --cache exclusive) turns the cache off for both, and its writes are seen', async () => {
     const c = await RawClient.connect(a.port);
     await c.call('SET', 'two', 'a');
     await c.call('GET', 'two');
@@ -254,6 +255,7 @@ describe('read cache', () => {
     const b = await startServer(['--workers', '1', '--storage-mode', 'unlogged'], { schema });
     try {
       assert.equal((await cacheInfo(a.port)).cache_enabled, 0);
+      assert.equal((await cacheInfo(b.port)).cache_enabled, 0, 'the newcomer does not cache either');
       assert.equal(/read cache off/.test(a.output() + b.output()), true);
       const cb = await RawClient.connect(b.port);
       await cb.call('SET', 'two', 'b');
