@@ -60,6 +60,7 @@ export class Client implements DispatchClient {
   multiAborted = false;
   watched: WatchedKey[] = [];
   blocked: BlockedCall | undefined = undefined;
+  unackedWrites = 0;
   /** CLIENT TRACKING on (core/engine/tracking) */
   tracking: ClientTracking | undefined = undefined;
   readonly subscriptions: Subscriptions;

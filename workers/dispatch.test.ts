@@ -45,7 +45,7 @@ function client(): { c: DispatchClient; out: () => string; reports: unknown[]; r
   const c = {
     state, replies: new ReplyQueue(writer), closing: false, mustAuth: false, chunkAt: 0, lastCommand: '',
     server: { commands: table, tracker: { takeHeld: () => undefined, takeFence: () => undefined } }, db: 0, proto: 2, replyOff: false, skipNext: false, multi: undefined, multiAborted: false,
-    watched: [], replied: () => c.replies.drain(), user: { full: true },
+    watched: [], replied: () => c.replies.drain(), user: { full: true }, unackedWrites: 0,
   } as unknown as DispatchClient;
   return { c, out: () => Buffer.concat(writer.take()).toString(), reports, records };
 }

@@ -16,7 +16,7 @@ import { PendingReply } from '../core/engine/pending-reply';
 import { OpKind } from '../core/engine/ops';
 import type { Session } from '../core/engine/session';
 import { kTransactionControl } from '../core/engine/commands/transactions';
-import { kFlagNoAuth, kFlagNoMulti, kFlagWrite } from '../core/engine/commands/flags';
+import { kFlagMayReplicate, kFlagNoAuth, kFlagNoMulti, kFlagReadonly, kFlagWrite, kFlagsModify } from '../core/engine/commands/flags';
 import { kQueued } from '../core/engine/shared-replies';
 import type { WriteHook } from '../core/engine/write-hook';
 import type { WorkerStats } from '../core/messages';
@@ -50,6 +50,7 @@ export interface DispatchClient extends Session {
   lastCommand: string;
   /** commands read while a script call of this client runs (holdWhile) */
   held: Buffer[][] | undefined;
+  unackedWrites: number;
   /** a slot was filled: encode the finished prefix and write soon */
   replied(): void;
 }
@@ -123,6 +124,7 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   if (result instanceof PendingReply) {
     if (!result.done) {
       const slot = c.replies.open(silent, c.proto, isShortOp(result));
+      if (owesWrite(spec)) c.unackedWrites++;
       const pending = result;
       result.listener = gate === undefined ? (v) => completed(c, slot, v, spec, started, db, argv, pending, probe)
         : (v) => gate(completed(c, slot, v, spec, started, db, argv, pending, probe));
@@ -132,6 +134,7 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
     result = result.value;
   } else if (isPromise<Reply>(result)) {
     const slot = c.replies.open(silent, c.proto);
+    if (owesWrite(spec)) c.unackedWrites++;
     // (not gate?.(completed(…)): an optional call skips its arguments when gate is undefined)
     result.then((v) => {
       const filled = completed(c, slot, v, spec, started, db, argv, undefined, probe);
@@ -145,7 +148,7 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   gate?.(undefined);
   // immediate commands: recorded as taking no time (~1 µs); a clock read per command cost 2-3% of PING throughput
   state.record(spec, -1, result);
-  if (hook.afterActive && (spec.flagBits & kFlagWrite) !== 0) hook.after(db, spec, argv);
+  if (hook.afterActive && (spec.flagBits & kFlagsModify) !== 0) hook.after(db, spec, argv);
   if (hook.active) {
     report(hook, db, spec, argv, result, undefined, probe, c.id);
     const fence = c.server.tracker.takeFence(c.id);
@@ -174,6 +177,11 @@ function isShortOp(r: PendingReply): boolean {
   return kind !== undefined && kind <= OpKind.Incr;
 }
 
+/** A command whose reply the read cache waits for before answering this client again (Session.unackedWrites). */
+function owesWrite(spec: CommandSpec): boolean {
+  return (spec.flagBits & kFlagReadonly) === 0 || (spec.flagBits & kFlagMayReplicate) !== 0;
+}
+
 function refuse(c: DispatchClient, e: RespError, silent: boolean): void {
   c.state.stats.rejectedCalls++;
   c.state.countError(e);
@@ -186,7 +194,9 @@ function completed(c: DispatchClient, slot: ReplySlot, value: Reply, spec: Comma
   const state = c.state;
   state.record(spec, started, value);
   const hook = state.writeHook;
-  if (hook.afterActive && (spec.flagBits & kFlagWrite) !== 0) hook.after(db, spec, argv);
+  if (hook.afterActive && (spec.flagBits & kFlagsModify) !== 0) hook.after(db, spec, argv);
+  // counted when its slot opened: the read cache may answer this client again once none is owed
+  if (owesWrite(spec)) c.unackedWrites--;
   if (hook.active) {
     report(hook, db, spec, argv, value, pending?.note, probe, c.id, pending);
     // its own invalidations (EXEC's and a script's too) go right behind its reply, as in Redis 7.0

@@ -122,6 +122,13 @@ export interface Session {
   priorSettled?(): Promise<void> | undefined;
   /** the blocking command in progress (commands/blocking): the client's later commands wait for it */
   blocked: BlockedCall | undefined;
+  /**
+   * Replies owed for commands that may write (not flagged readonly: SET, EXEC, EVAL…), counted by
+   * dispatch. While any is owed the read cache does not answer this session: its own write may be
+   * in flight, and a write bumps the version table only once its outcome is known (docs/cache.md).
+   * Undefined where the cache is never asked (a script's session, EXEC's queue).
+   */
+  unackedWrites?: number;
   /** the connection is gone */
   readonly isClosed: boolean;
   /** CLIENT TRACKING on: its mode; undefined when off (and for a script's session) */

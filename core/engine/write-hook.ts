@@ -48,11 +48,11 @@ export type EventDecl = string | EventsOf;
 export interface WriteListener {
   /** after commit */
   committed?: Emit;
-  /** before a write command is sent to Postgres (the read cache's seqlock bumps here) */
+  /** before a write command is sent to Postgres */
   before?: (db: number, spec: CommandSpec, argv: Buffer[]) => void;
   /**
    * once a write command's outcome is known — committed, failed, or unknown (connection lost) —
-   * and before its reply is sent: the read cache's second bump. Every `before` is followed by one.
+   * and before its reply is sent: the read cache's bump. Every `before` is followed by one.
    */
   after?: (db: number, spec: CommandSpec, argv: Buffer[]) => void;
 }

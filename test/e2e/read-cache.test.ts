@@ -18,7 +18,8 @@ const schema = uniqueSchema('cache');
 let a: RunningServer;
 
 before(async () => {
-  a = await startServer(['--cache', 'exclusive', '--workers', '2', '--storage-mode', 'unlogged', '--enable-debug-command', 'yes'], { schema });
+  // no --cache: the default is exclusive (on while alone on the schema)
+  a = await startServer(['--workers', '2', '--storage-mode', 'unlogged', '--enable-debug-command', 'yes'], { schema });
 });
 after(async () => {
   await a?.stop();
@@ -167,6 +168,61 @@ describe('read cache', () => {
     }
   });
 
+  // a write bumps the version table only once its outcome is known: the writer's own GET pipelined
+  // behind it must not be answered from the entry it replaces (Session.unackedWrites)
+  const own: [string, Buffer[], Value][] = [
+    ['SET', [encode('SET', 'own', 'new')], 'new'],
+    ['INCR', [encode('INCR', 'own')], '2'],
+    ['DEL', [encode('DEL', 'own')], null],
+    ['MULTI/EXEC', [encode('MULTI'), encode('SET', 'own', 'tx'), encode('EXEC')], 'tx'],
+    ['EVAL', [encode('EVAL', "return redis.call('SET', KEYS[1], 'lua')", '1', 'own')], 'lua'],
+  ];
+  for (const [name, writes, expected] of own) {
+    it(`its own ${name} pipelined ahead of a GET of a cached key is seen`, async () => {
+      const c = await RawClient.connect(a.port);
+      try {
+        await c.call('SET', 'own', '1');
+        assert.equal(await c.call('GET', 'own'), '1');
+        const hits = (await cacheInfo(a.port)).cache_hits;
+        assert.equal(await c.call('GET', 'own'), '1');
+        assert.ok((await cacheInfo(a.port)).cache_hits > hits, 'the second GET was a hit');
+        c.send(Buffer.concat([...writes, encode('GET', 'own'), encode('MGET', 'own')]));
+        const replies = await c.read(writes.length + 2);
+        assert.deepEqual(replies.slice(-2), [expected, [expected]]);
+      } finally {
+        c.close();
+      }
+    });
+  }
+
+  // PFCOUNT is readonly but rewrites its HLL's cached cardinality (Redis's signalModifiedKey): the
+  // header's byte 15 loses its "stale" bit 0x80, which a GET shows (may_replicate: kFlagsModify)
+  it('sees PFCOUNT rewrite the cached cardinality, its own pipelined or from another client', async () => {
+    const reader = await RawClient.connect(a.port);
+    const writer = await RawClient.connect(a.port);
+    try {
+      const stale = (v: Value): boolean => (String(v).charCodeAt(15) & 0x80) !== 0;
+      await writer.call('DEL', 'hll');
+      await writer.call('PFADD', 'hll', 'a', 'b');
+      assert.ok(stale(await reader.call('GET', 'hll')));
+      const hits = (await cacheInfo(a.port)).cache_hits;
+      assert.ok(stale(await reader.call('GET', 'hll')));
+      assert.ok((await cacheInfo(a.port)).cache_hits > hits, 'the second GET was a hit');
+      assert.equal(await writer.call('PFCOUNT', 'hll'), 2);
+      assert.ok(!stale(await reader.call('GET', 'hll')), 'the GET after PFCOUNT shows its cached cardinality');
+      await writer.call('PFADD', 'hll', 'c');
+      assert.ok(stale(await reader.call('GET', 'hll')));
+      assert.ok(stale(await reader.call('GET', 'hll')));
+      reader.send(Buffer.concat([encode('PFCOUNT', 'hll'), encode('GET', 'hll')]));
+      const [count, value] = await reader.read(2);
+      assert.equal(count, 3);
+      assert.ok(!stale(value), 'its own GET pipelined behind PFCOUNT');
+    } finally {
+      reader.close();
+      writer.close();
+    }
+  });
+
   it('sees MULTI/EXEC from another client', async () => {
     const reader = await RawClient.connect(a.port);
     const writer = await RawClient.connect(a.port);
@@ -194,7 +250,7 @@ describe('read cache', () => {
     c.close();
   });
 
-  it('a second instance on the schema (with the default --cache off) turns the cache off, and its writes are seen', async () => {
+  it('a second instance on the schema (default options: --cache exclusive) turns the cache off for both, and its writes are seen', async () => {
     const c = await RawClient.connect(a.port);
     await c.call('SET', 'two', 'a');
     await c.call('GET', 'two');
@@ -202,6 +258,7 @@ describe('read cache', () => {
     const b = await startServer(['--workers', '1', '--storage-mode', 'unlogged'], { schema });
     try {
       assert.equal((await cacheInfo(a.port)).cache_enabled, 0);
+      assert.equal((await cacheInfo(b.port)).cache_enabled, 0, 'the newcomer does not cache either');
       assert.equal(/read cache off/.test(a.output() + b.output()), true);
       const cb = await RawClient.connect(b.port);
       await cb.call('SET', 'two', 'b');

@@ -89,11 +89,12 @@ export class LaneStore extends StatementStore implements KeyStore {
 
   /**
    * Queues op on the session's lane (or EXEC's capture); the op is what the command returns. A
-   * GET/MGET the read cache answers is settled here (dispatch sees it done: an immediate reply).
+   * GET/MGET the read cache answers is settled here (dispatch sees it done: an immediate reply),
+   * unless a write of the same session is still unacknowledged (Session.unackedWrites).
    */
   submit<T extends Op>(s: Session, op: T): T {
     if (this.capture !== undefined) this.capture.push(op);
-    else if (op.kind === OpKind.Read && this.cache !== undefined && this.cache.serve(op)) return op;
+    else if (op.kind === OpKind.Read && this.cache !== undefined && s.unackedWrites === 0 && this.cache.serve(op)) return op;
     else this.laneOf(s).submit(op);
     return op;
   }

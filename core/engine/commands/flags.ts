@@ -25,6 +25,11 @@ export const kFlagNoAuth = bit('no_auth');
 export const kFlagNoMulti = bit('no_multi');
 export const kFlagNoScript = bit('noscript');
 export const kFlagMayReplicate = bit('may_replicate');
+/**
+ * May change a stored value: write, or may_replicate without write (PFCOUNT rewrites its HLL's
+ * cached cardinality: Redis's signalModifiedKey). The read cache's bump follows these.
+ */
+export const kFlagsModify = kFlagWrite | kFlagMayReplicate;
 
 /** Redis's ACL categories in the order COMMAND INFO and ACL CAT list them. */
 export const kAclCategories = [

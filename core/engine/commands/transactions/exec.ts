@@ -9,7 +9,7 @@
  */
 import { RespError, kNullArray, type Reply } from '../../reply';
 import { defineCommand } from '../define';
-import { kFlagWrite } from '../flags';
+import { kFlagWrite, kFlagsModify } from '../flags';
 import { withoutBlocking } from '../blocking/context';
 import { noteOf } from '../../write-hook';
 import { probePresence, statuses, type Presence } from '../../key-presence';
@@ -78,7 +78,7 @@ export const exec = defineCommand({
     if (dbs === undefined && hook.active && Array.isArray(replies)) dbs = dbsOf(startDb, queued, replies);
     // the read cache's second bump, whatever the outcome (a lost COMMIT may have committed)
     if (dbs !== undefined && hook.afterActive) {
-      for (let i = 0; i < dbs.length; i++) if ((queued[i].spec.flagBits & kFlagWrite) !== 0) hook.after(dbs[i], queued[i].spec, queued[i].argv);
+      for (let i = 0; i < dbs.length; i++) if ((queued[i].spec.flagBits & kFlagsModify) !== 0) hook.after(dbs[i], queued[i].spec, queued[i].argv);
     }
     if (dbs !== undefined && hook.active && Array.isArray(replies)) {
       for (let i = 0; i < queued.length; i++) {
