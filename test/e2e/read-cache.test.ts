@@ -217,6 +217,12 @@ describe('read cache', () => {
       const [count, value] = await reader.read(2);
       assert.equal(count, 3);
       assert.ok(!stale(value), 'its own GET pipelined behind PFCOUNT');
+      // and from a script
+      await writer.call('PFADD', 'hll', 'd');
+      assert.ok(stale(await reader.call('GET', 'hll')));
+      assert.ok(stale(await reader.call('GET', 'hll')));
+      assert.equal(await writer.call('EVAL', "return redis.call('PFCOUNT', KEYS[1])", '1', 'hll'), 4);
+      assert.ok(!stale(await reader.call('GET', 'hll')), 'the GET after a script\'s PFCOUNT shows its cached cardinality');
     } finally {
       reader.close();
       writer.close();

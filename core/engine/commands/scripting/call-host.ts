@@ -156,7 +156,9 @@ export class CallHost implements ScriptHost {
     }
     const finish = (reply: Reply): Buffer => {
       // every write is kept while the read cache listens (its second bump comes after the call, whatever the outcome)
-      if (probe !== undefined || (write && (server.writeHook.afterActive || (server.writeHook.active && !(reply instanceof RespError))))) {
+      // PFCOUNT (readonly, may_replicate) rewrites its HLL's cached cardinality: the read cache's bump only
+      if (probe !== undefined || (write && (server.writeHook.afterActive || (server.writeHook.active && !(reply instanceof RespError))))
+        || (!write && (bits & kFlagMayReplicate) !== 0 && server.writeHook.afterActive)) {
         this.writes.push({ db, spec, argv, reply, note: noteOf(result), probe });
       }
       return this.encode(reply, resp);

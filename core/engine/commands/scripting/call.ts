@@ -12,7 +12,7 @@ import { encodeBufferArray, int2Array, int8 } from '../../pg-driver/binary-array
 import { CallHost } from './call-host';
 import { callEnded, callStarted } from './slow-calls';
 import { kScriptingSql } from './sql';
-import { kFlagWrite } from '../flags';
+import { kFlagsModify, kFlagWrite } from '../flags';
 import { statuses } from '../../key-presence';
 
 const kShareStmts = { begin: kScriptingSql.batchBegin, wrote: kScriptingSql.callWrote, unwrote: kScriptingSql.callUnwrote, end: kScriptingSql.end };
@@ -73,12 +73,14 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
   } finally {
     // the read cache's second bump for every write the call made, whatever the outcome (thrown included)
     if (hook.afterActive && host !== undefined) {
-      for (const w of host.writes) if ((w.spec.flagBits & kFlagWrite) !== 0) hook.after(w.db, w.spec, w.argv);
+      for (const w of host.writes) if ((w.spec.flagBits & kFlagsModify) !== 0) hook.after(w.db, w.spec, w.argv);
     }
   }
   if (out instanceof RespError) return out;
   if (hook.active && host !== undefined) {
     for (const w of host.writes) {
+      // a PFCOUNT kept for the cache's bump is not a write to report
+      if (w.probe === undefined && (w.spec.flagBits & kFlagWrite) === 0) continue;
       if (w.probe !== undefined) hook.command(w.db, w.spec, w.argv, w.reply, w.note, statuses(w.probe), s.id);
       else if (!(w.reply instanceof RespError)) hook.command(w.db, w.spec, w.argv, w.reply, w.note, undefined, s.id);
     }
