@@ -77,6 +77,9 @@ export class MessageBus {
   private localOut: WireItems = [];
   private remoteOut: WireItems = [];
   private flushQueued = false;
+  /** frames from the channel not yet handled (onChannel) */
+  private inbox: (LocalFrame | CountFrame)[] = [];
+  private closed = false;
   private keysWanted = false;
   /**
    * Told when whether a client waits on a key anywhere (this worker, another, another instance)
@@ -94,13 +97,14 @@ export class MessageBus {
 
   constructor(private readonly port: PortLike, readonly workerIndex: number, channelName: string) {
     this.channel = new BroadcastChannel(channelName);
-    this.channel.onmessage = (e) => this.onFrame((e as { data: LocalFrame }).data);
+    this.channel.onmessage = (e) => this.onChannel((e as { data: LocalFrame | CountFrame }).data);
     // a BroadcastChannel keeps the loop alive; the worker's sockets and lanes already do
     (this.channel as unknown as { unref(): void }).unref();
     port.postMessage({ type: 'bus', op: 'hello' });
   }
 
   close(): void {
+    this.closed = true;
     this.channel.close();
     if (this.askTimer !== undefined) clearInterval(this.askTimer);
     for (const [id, a] of this.asks) this.answered(id, a);
@@ -253,11 +257,40 @@ export class MessageBus {
 
   // ---------------------------------------------------------------- receiving
 
-  private onFrame(frame: LocalFrame | CountFrame): void {
-    if ('counts' in frame) return this.onCounts(frame);
-    const counts = this.receive(frame.items, frame.asks, frame.from);
-    if (counts !== undefined) this.channel.postMessage({ from: this.workerIndex, to: frame.from, counts } satisfies CountFrame);
+  /**
+   * A frame from the channel waits in the inbox until the loop's check phase: Node hands a port's
+   * queued messages over in one go (poll phase) but runs the microtasks after each one, so
+   * delivering at once cost, for each frame, a write to every subscriber's socket and a CountFrame
+   * back to the publisher. A worker that fell behind (its thread waited for a CPU: 250–600 ms a
+   * second at load average ~10, /proc/<tid>/schedstat) found a dozen frames queued and answered
+   * each on its own, making its work per message grow as it fell further behind. Drained
+   * together, a backlog costs one write per subscriber and one CountFrame per publishing worker.
+   * Arrival order is kept: frames and counts are handled in the order they came.
+   */
+  private onChannel(frame: LocalFrame | CountFrame): void {
+    this.inbox.push(frame);
+    if (this.inbox.length === 1) setImmediate(this.drainInbox);
   }
+
+  private readonly drainInbox = (): void => {
+    const frames = this.inbox;
+    this.inbox = [];
+    if (this.closed) return;
+    let answers: Map<number, number[]> | undefined;
+    for (const frame of frames) {
+      if ('counts' in frame) {
+        this.onCounts(frame);
+        continue;
+      }
+      const counts = this.receive(frame.items, frame.asks, frame.from);
+      if (counts === undefined) continue;
+      answers ??= new Map();
+      const to = answers.get(frame.from);
+      if (to === undefined) answers.set(frame.from, counts);
+      else for (const c of counts) to.push(c);
+    }
+    if (answers !== undefined) for (const [to, counts] of answers) this.channel.postMessage({ from: this.workerIndex, to, counts } satisfies CountFrame);
+  };
 
   /** A worker's answer to this worker's PUBLISHes: each ask resolves once every holder answered. */
   private onCounts(frame: CountFrame): void {
