@@ -23,6 +23,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import { globMatch } from '../engine/glob';
 import type { ItemKind } from './codec';
 import { blockedKey, interestKey, PatternSet, type InterestKind } from './interest';
+import { forEachPacked, packItems } from './local-frame';
 import { asBuffer, compactWire, type BusToHub, type ScriptKind, type CountFrame, type HubToBus, type LocalFrame, type ViewEntry, type WireItems } from './messages';
 
 /** A subscribed client. deliver() returns false when the client is over its pubsub output limit
@@ -48,6 +49,10 @@ export interface BusStats {
   sentRemote: number;
   received: number;
   wakes: number;
+  /** frames from the other workers, the loop turns that handled them, CountFrames sent back */
+  framesIn: number;
+  turnsIn: number;
+  countFramesOut: number;
 }
 
 export function busChannelName(instance: string): string {
@@ -55,7 +60,7 @@ export function busChannelName(instance: string): string {
 }
 
 export class MessageBus {
-  readonly stats: BusStats = { published: 0, delivered: 0, sentLocal: 0, sentRemote: 0, received: 0, wakes: 0 };
+  readonly stats: BusStats = { published: 0, delivered: 0, sentLocal: 0, sentRemote: 0, received: 0, wakes: 0, framesIn: 0, turnsIn: 0, countFramesOut: 0 };
   private readonly own = new Map<string, Set<Subscriber>>();
   private readonly ownPatterns = new Map<string, { pattern: Buffer; subs: Set<Subscriber> }>();
   private readonly waiters = new Map<string, Set<KeyWaiter>>();
@@ -240,7 +245,7 @@ export class MessageBus {
     this.flushQueued = false;
     if (this.localOut.length > 0) {
       this.stats.sentLocal += this.localOut.length / 4;
-      const frame: LocalFrame = { from: this.workerIndex, items: compactWire(this.localOut) };
+      const frame: LocalFrame = { from: this.workerIndex, bytes: packItems(this.localOut) };
       if (this.askOut.length > 0) {
         frame.asks = this.askOut;
         this.askOut = [];
@@ -276,20 +281,26 @@ export class MessageBus {
     const frames = this.inbox;
     this.inbox = [];
     if (this.closed) return;
+    this.stats.turnsIn++;
     let answers: Map<number, number[]> | undefined;
     for (const frame of frames) {
       if ('counts' in frame) {
         this.onCounts(frame);
         continue;
       }
-      const counts = this.receive(frame.items, frame.asks, frame.from);
+      this.stats.framesIn++;
+      const counts = this.receiveFrame(frame);
       if (counts === undefined) continue;
       answers ??= new Map();
       const to = answers.get(frame.from);
       if (to === undefined) answers.set(frame.from, counts);
       else for (const c of counts) to.push(c);
     }
-    if (answers !== undefined) for (const [to, counts] of answers) this.channel.postMessage({ from: this.workerIndex, to, counts } satisfies CountFrame);
+    if (answers === undefined) return;
+    for (const [to, counts] of answers) {
+      this.stats.countFramesOut++;
+      this.channel.postMessage({ from: this.workerIndex, to, counts } satisfies CountFrame);
+    }
   };
 
   /** A worker's answer to this worker's PUBLISHes: each ask resolves once every holder answered. */
@@ -305,40 +316,47 @@ export class MessageBus {
     }
   }
 
-  /** Delivers items here; with asks, returns [ask id, receivers…] for the asks naming this worker. */
-  private receive(items: WireItems, asks?: number[], from = -1): number[] | undefined {
-    let counts: number[] | undefined;
-    let next = 0;
-    const me = 1 << this.workerIndex;
+  /** Delivers items (from the primary: other instances') here. */
+  private receive(items: WireItems): void {
+    const r = new Receipt(undefined, -1);
     for (let i = 0, at = 0; i + 3 < items.length; i += 4, at++) {
-      this.stats.received++;
-      const kind = items[i] as ItemKind;
-      const a = asBuffer(items[i + 2] as Uint8Array);
-      if (kind === 'w') {
-        const k = blockedKey(items[i + 1] as number, a);
-        if (asks === undefined || asks[next] !== at) {
-          this.wakeOwn(k);
-          continue;
-        }
-        // wakeServed on `from` waits: answer once the clients woken here tried again
-        const id = asks[next + 1]!;
-        if ((asks[next + 2]! & me) !== 0) {
-          const tries: PromiseLike<unknown>[] = [];
-          this.wakeOwn(k, tries);
-          void Promise.all(tries).then(() => {
-            this.channel.postMessage({ from: this.workerIndex, to: from, counts: [id, 0] } satisfies CountFrame);
-          });
-        } else this.wakeOwn(k);
-        next += 3;
-        continue;
-      }
-      const n = this.deliverOwn(kind, interestKey(kind === 's' ? 's' : 'c', a), a, asBuffer(items[i + 3] as Uint8Array));
-      if (asks !== undefined && asks[next] === at) {
-        if ((asks[next + 2]! & me) !== 0) (counts ??= []).push(asks[next + 1]!, n);
-        next += 3;
-      }
+      this.receiveItem(r, items[i] as ItemKind, items[i + 1] as number, asBuffer(items[i + 2] as Uint8Array), asBuffer(items[i + 3] as Uint8Array), at);
     }
-    return counts;
+  }
+
+  /** Delivers another worker's frame here; with asks, returns [ask id, receivers…] for the asks naming this worker. */
+  private receiveFrame(frame: LocalFrame): number[] | undefined {
+    const r = new Receipt(frame.asks, frame.from);
+    forEachPacked(frame.bytes, (kind, db, a, b, at) => this.receiveItem(r, kind, db, a, b, at));
+    return r.counts;
+  }
+
+  private receiveItem(r: Receipt, kind: ItemKind, db: number, a: Buffer, b: Buffer, at: number): void {
+    this.stats.received++;
+    const asks = r.asks;
+    const asked = asks !== undefined && asks[r.next] === at;
+    const me = 1 << this.workerIndex;
+    if (kind === 'w') {
+      const k = blockedKey(db, a);
+      if (!asked) return this.wakeOwn(k);
+      // wakeServed on `from` waits: answer once the clients woken here tried again
+      const id = asks[r.next + 1]!;
+      if ((asks[r.next + 2]! & me) !== 0) {
+        const tries: PromiseLike<unknown>[] = [];
+        this.wakeOwn(k, tries);
+        const from = r.from;
+        void Promise.all(tries).then(() => {
+          this.channel.postMessage({ from: this.workerIndex, to: from, counts: [id, 0] } satisfies CountFrame);
+        });
+      } else this.wakeOwn(k);
+      r.next += 3;
+      return;
+    }
+    const n = this.deliverOwn(kind, interestKey(kind === 's' ? 's' : 'c', a), a, b);
+    if (asked) {
+      if ((asks[r.next + 2]! & me) !== 0) (r.counts ??= []).push(asks[r.next + 1]!, n);
+      r.next += 3;
+    }
   }
 
   private deliverOwn(kind: 'm' | 's', key: string, channel: Buffer, message: Buffer): number {
@@ -531,3 +549,10 @@ export class MessageBus {
 }
 
 const kEmpty = Buffer.alloc(0);
+
+/** Where the receiving of one frame is: its asks, the next one to match, the counts to answer. */
+class Receipt {
+  next = 0;
+  counts: number[] | undefined = undefined;
+  constructor(readonly asks: number[] | undefined, readonly from: number) {}
+}

@@ -171,7 +171,8 @@ const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - 
  * (on the two workers of one instance), two (two instances through Postgres). --rounds N
  * repeats every (rate, target) N times, alternating targets within each round; medians at the end.
  */
-export async function pubsubBench(database: () => Promise<Db>, seconds: number, rates: number[], opts: PubsubOptions): Promise<void> {
+export async function pubsubBench(database: () => Promise<Db>, seconds: number, allRates: number[], opts: PubsubOptions): Promise<void> {
+  const rates = allRates.filter((r) => r > 0); // --rates 0: fan-out alone
   const redisPort = await freePort();
   const redis = spawn('redis-server', ['--port', String(redisPort), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const started: ChildProcess[] = [];
@@ -223,10 +224,31 @@ export async function pubsubBench(database: () => Promise<Db>, seconds: number, 
       }
     }
     if (!opts.fanout) return;
+
     console.log(`\nfan-out: 1 publisher → 100 subscribers, 1 KB, ${seconds} s`);
     console.log(`${'target'.padEnd(26)} msgs/s delivered/expected deliv/s  p50 µs  p99 µs  p99.9 µs   max µs  srv µs/msg pg µs/msg cli µs/msg`);
-    for (const rate of [1000, 2000]) {
-      for (const t of targets.filter((x) => !x.id.startsWith('worker'))) console.log(row(t.name, rate, await measure(t, rate, seconds, 100), rate * seconds * 100, true));
+    const fanTargets = targets.filter((x) => !x.id.startsWith('worker'));
+    const fan = new Map<string, Measured[]>();
+    for (let round = 0; round < opts.rounds; round++) {
+      for (const rate of [1000, 2000]) {
+        for (const t of round % 2 === 0 ? fanTargets : [...fanTargets].reverse()) {
+          const r = await measure(t, rate, seconds, 100);
+          console.log(row(t.name, rate, r, rate * seconds * 100, true));
+          fan.set(`${t.name}|${rate}`, [...(fan.get(`${t.name}|${rate}`) ?? []), r]);
+        }
+      }
+    }
+    if (opts.rounds > 1) {
+      console.log(`\nfan-out medians of ${opts.rounds} rounds`);
+      console.log(`${'target'.padEnd(26)} msgs/s  deliv/s   p50 µs   p99 µs p99.9 µs  srv µs/msg pg µs/msg  (p99 of each round)`);
+      for (const rate of [1000, 2000]) {
+        for (const t of fanTargets) {
+          const rs = fan.get(`${t.name}|${rate}`)!;
+          const m = (f: (r: Measured) => number) => median(rs.map(f));
+          console.log(`${t.name.padEnd(26)} ${String(rate).padStart(6)} ${String(m((r) => r.perSec)).padStart(8)} ${String(m((r) => r.p50)).padStart(8)} ${String(m((r) => r.p99)).padStart(8)} ` +
+            `${String(m((r) => r.p999)).padStart(8)} ${m((r) => r.serverUs).toFixed(1).padStart(10)} ${m((r) => r.pgUs).toFixed(1).padStart(8)}  (${rs.map((r) => r.p99).join(', ')})`);
+        }
+      }
     }
   } finally {
     redis.kill();
