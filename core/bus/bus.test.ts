@@ -61,6 +61,37 @@ describe('MessageBus in one process', { timeout: 30_000 }, () => {
     assert.deepEqual(s2.got[0], ['m', 'q', '0', 'q*']);
   });
 
+  test('frames queued together are handled in one turn: each publisher\'s order kept, one CountFrame per publishing worker', async () => {
+    const [w0, w1, w2] = p.buses;
+    const s1 = recorder();
+    await w1!.subscribe('c', b('q'), s1);
+    await w1!.subscribe('p', b('q*'), s1);
+    await turn();
+    const before = { ...w1!.stats };
+    const counted: (number | Promise<number>)[] = [];
+    // two publishing workers, three frames each (a flush between batches), all in one macrotask
+    for (let batch = 0; batch < 3; batch++) {
+      for (let i = 0; i < 50; i++) {
+        counted.push(w0!.publishCounted(b('q'), b(`a${batch * 50 + i}`)));
+        counted.push(w2!.publishCounted(b('q'), b(`b${batch * 50 + i}`)));
+      }
+      await null; // the bus's flush microtask runs: the next batch is a frame of its own
+    }
+    assert.deepEqual(await Promise.all(counted), Array(300).fill(2)); // channel + pattern on w1, counted by w1
+    await s1.until(600);
+    const from = (prefix: string, kind: number) => s1.got.filter((g) => g[2].startsWith(prefix) && (g.length === 4) === (kind === 1)).map((g) => Number(g[2].slice(1)));
+    for (const prefix of ['a', 'b']) {
+      assert.deepEqual(from(prefix, 0), Array.from({ length: 150 }, (_, i) => i));
+      assert.deepEqual(from(prefix, 1), Array.from({ length: 150 }, (_, i) => i));
+    }
+    const frames = w1!.stats.framesIn - before.framesIn;
+    const turns = w1!.stats.turnsIn - before.turnsIn;
+    const answers = w1!.stats.countFramesOut - before.countFramesOut;
+    assert.equal(frames, 6);
+    assert.ok(turns < frames, `${frames} frames in ${turns} turns`);
+    assert.ok(answers <= 2 * turns && answers < frames, `${answers} CountFrames for ${frames} frames in ${turns} turns`);
+  });
+
   test('patterns match as Redis globs; SSUBSCRIBE channels are a namespace of their own', async () => {
     const [w0, w1] = p.buses;
     const s = recorder();

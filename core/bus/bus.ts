@@ -23,6 +23,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import { globMatch } from '../engine/glob';
 import type { ItemKind } from './codec';
 import { blockedKey, interestKey, PatternSet, type InterestKind } from './interest';
+import { forEachPacked, packItems } from './local-frame';
 import { asBuffer, compactWire, type BusToHub, type ScriptKind, type CountFrame, type HubToBus, type LocalFrame, type ViewEntry, type WireItems } from './messages';
 
 /** A subscribed client. deliver() returns false when the client is over its pubsub output limit
@@ -48,6 +49,10 @@ export interface BusStats {
   sentRemote: number;
   received: number;
   wakes: number;
+  /** frames from the other workers, the loop turns that handled them, CountFrames sent back */
+  framesIn: number;
+  turnsIn: number;
+  countFramesOut: number;
 }
 
 export function busChannelName(instance: string): string {
@@ -55,7 +60,7 @@ export function busChannelName(instance: string): string {
 }
 
 export class MessageBus {
-  readonly stats: BusStats = { published: 0, delivered: 0, sentLocal: 0, sentRemote: 0, received: 0, wakes: 0 };
+  readonly stats: BusStats = { published: 0, delivered: 0, sentLocal: 0, sentRemote: 0, received: 0, wakes: 0, framesIn: 0, turnsIn: 0, countFramesOut: 0 };
   private readonly own = new Map<string, Set<Subscriber>>();
   private readonly ownPatterns = new Map<string, { pattern: Buffer; subs: Set<Subscriber> }>();
   private readonly waiters = new Map<string, Set<KeyWaiter>>();
@@ -77,6 +82,9 @@ export class MessageBus {
   private localOut: WireItems = [];
   private remoteOut: WireItems = [];
   private flushQueued = false;
+  /** frames from the channel not yet handled (onChannel) */
+  private inbox: (LocalFrame | CountFrame)[] = [];
+  private closed = false;
   private keysWanted = false;
   /**
    * Told when whether a client waits on a key anywhere (this worker, another, another instance)
@@ -94,13 +102,14 @@ export class MessageBus {
 
   constructor(private readonly port: PortLike, readonly workerIndex: number, channelName: string) {
     this.channel = new BroadcastChannel(channelName);
-    this.channel.onmessage = (e) => this.onFrame((e as { data: LocalFrame }).data);
+    this.channel.onmessage = (e) => this.onChannel((e as { data: LocalFrame | CountFrame }).data);
     // a BroadcastChannel keeps the loop alive; the worker's sockets and lanes already do
     (this.channel as unknown as { unref(): void }).unref();
     port.postMessage({ type: 'bus', op: 'hello' });
   }
 
   close(): void {
+    this.closed = true;
     this.channel.close();
     if (this.askTimer !== undefined) clearInterval(this.askTimer);
     for (const [id, a] of this.asks) this.answered(id, a);
@@ -285,7 +294,7 @@ export class MessageBus {
     this.flushQueued = false;
     if (this.localOut.length > 0) {
       this.stats.sentLocal += this.localOut.length / 4;
-      const frame: LocalFrame = { from: this.workerIndex, items: compactWire(this.localOut) };
+      const frame: LocalFrame = { from: this.workerIndex, bytes: packItems(this.localOut) };
       if (this.askOut.length > 0) {
         frame.asks = this.askOut;
         this.askOut = [];
@@ -302,11 +311,46 @@ export class MessageBus {
 
   // ---------------------------------------------------------------- receiving
 
-  private onFrame(frame: LocalFrame | CountFrame): void {
-    if ('counts' in frame) return this.onCounts(frame);
-    const counts = this.receive(frame.items, frame.asks, frame.from);
-    if (counts !== undefined) this.channel.postMessage({ from: this.workerIndex, to: frame.from, counts } satisfies CountFrame);
+  /**
+   * A frame from the channel waits in the inbox until the loop's check phase: Node hands a port's
+   * queued messages over in one go (poll phase) but runs the microtasks after each one, so
+   * delivering at once cost, for each frame, a write to every subscriber's socket and a CountFrame
+   * back to the publisher. A worker that fell behind (its thread waited for a CPU: 250–600 ms a
+   * second at load average ~10, /proc/<tid>/schedstat) found a dozen frames queued and answered
+   * each on its own, making its work per message grow as it fell further behind. Drained
+   * together, a backlog costs one write per subscriber and one CountFrame per publishing worker.
+   * Arrival order is kept: frames and counts are handled in the order they came.
+   */
+  private onChannel(frame: LocalFrame | CountFrame): void {
+    this.inbox.push(frame);
+    if (this.inbox.length === 1) setImmediate(this.drainInbox);
   }
+
+  private readonly drainInbox = (): void => {
+    const frames = this.inbox;
+    this.inbox = [];
+    if (this.closed) return;
+    this.stats.turnsIn++;
+    let answers: Map<number, number[]> | undefined;
+    for (const frame of frames) {
+      if ('counts' in frame) {
+        this.onCounts(frame);
+        continue;
+      }
+      this.stats.framesIn++;
+      const counts = this.receiveFrame(frame);
+      if (counts === undefined) continue;
+      answers ??= new Map();
+      const to = answers.get(frame.from);
+      if (to === undefined) answers.set(frame.from, counts);
+      else for (const c of counts) to.push(c);
+    }
+    if (answers === undefined) return;
+    for (const [to, counts] of answers) {
+      this.stats.countFramesOut++;
+      this.channel.postMessage({ from: this.workerIndex, to, counts } satisfies CountFrame);
+    }
+  };
 
   /** A worker's answer to this worker's PUBLISHes: each ask resolves once every holder answered. */
   private onCounts(frame: CountFrame): void {
@@ -321,51 +365,57 @@ export class MessageBus {
     }
   }
 
-  /** Delivers items here; with asks, returns [ask id, receivers…] for the asks naming this worker. */
-  private receive(items: WireItems, asks?: number[], from = -1): number[] | undefined {
-    let counts: number[] | undefined;
-    let next = 0;
-    const me = 1 << this.workerIndex;
+  /** Delivers items (from the primary: other instances') here. */
+  private receive(items: WireItems): void {
+    const r = new Receipt(undefined, -1);
     for (let i = 0, at = 0; i + 3 < items.length; i += 4, at++) {
-      this.stats.received++;
-      const kind = items[i] as ItemKind;
-      const a = asBuffer(items[i + 2] as Uint8Array);
-      if (kind === 'w') {
-        const k = blockedKey(items[i + 1] as number, a);
-        const token = items[i + 3] as Uint8Array;
-        if (token.byteLength > 0) {
-          // another instance's push waits: answer the hub once the clients woken here tried again
-          const id = Number(asBuffer(token).toString('latin1'));
-          const tries: PromiseLike<unknown>[] = [];
-          this.wakeOwn(k, tries);
-          const served = (): void => this.port.postMessage({ type: 'bus', op: 'served', id });
-          if (tries.length === 0) served();
-          else void Promise.all(tries).then(served, served);
-          continue;
-        }
-        if (asks === undefined || asks[next] !== at) {
-          this.wakeOwn(k);
-          continue;
-        }
-        // wakeServed on `from` waits: answer once the clients woken here tried again
-        const id = asks[next + 1]!;
-        if ((asks[next + 2]! & me) !== 0) {
-          const tries: PromiseLike<unknown>[] = [];
-          this.wakeOwn(k, tries);
-          void Promise.all(tries).then(() => {
-            this.channel.postMessage({ from: this.workerIndex, to: from, counts: [id, 0] } satisfies CountFrame);
-          });
-        } else this.wakeOwn(k);
-        next += 3;
-        continue;
-      }
-      const n = this.deliverOwn(kind, interestKey(kind === 's' ? 's' : 'c', a), a, asBuffer(items[i + 3] as Uint8Array));
-      if (asks !== undefined && asks[next] === at) {
-        if ((asks[next + 2]! & me) !== 0) (counts ??= []).push(asks[next + 1]!, n);
-        next += 3;
-      }
+      this.receiveItem(r, items[i] as ItemKind, items[i + 1] as number, asBuffer(items[i + 2] as Uint8Array), asBuffer(items[i + 3] as Uint8Array), at);
     }
-    return counts;
+  }
+
+  /** Delivers another worker's frame here; with asks, returns [ask id, receivers…] for the asks naming this worker. */
+  private receiveFrame(frame: LocalFrame): number[] | undefined {
+    const r = new Receipt(frame.asks, frame.from);
+    forEachPacked(frame.bytes, (kind, db, a, b, at) => this.receiveItem(r, kind, db, a, b, at));
+    return r.counts;
+  }
+
+  private receiveItem(r: Receipt, kind: ItemKind, db: number, a: Buffer, b: Buffer, at: number): void {
+    this.stats.received++;
+    const asks = r.asks;
+    const asked = asks !== undefined && asks[r.next] === at;
+    const me = 1 << this.workerIndex;
+    if (kind === 'w') {
+      const k = blockedKey(db, a);
+      if (b.byteLength > 0) {
+        // another instance's push waits: answer the hub once the clients woken here tried again
+        const id = Number(b.toString('latin1'));
+        const tries: PromiseLike<unknown>[] = [];
+        this.wakeOwn(k, tries);
+        const served = (): void => this.port.postMessage({ type: 'bus', op: 'served', id });
+        if (tries.length === 0) served();
+        else void Promise.all(tries).then(served, served);
+        return;
+      }
+      if (!asked) return this.wakeOwn(k);
+      // wakeServed on `from` waits: answer once the clients woken here tried again
+      const id = asks[r.next + 1]!;
+      if ((asks[r.next + 2]! & me) !== 0) {
+        const tries: PromiseLike<unknown>[] = [];
+        this.wakeOwn(k, tries);
+        const from = r.from;
+        void Promise.all(tries).then(() => {
+          this.channel.postMessage({ from: this.workerIndex, to: from, counts: [id, 0] } satisfies CountFrame);
+        });
+      } else this.wakeOwn(k);
+      r.next += 3;
+      return;
+    }
+    const n = this.deliverOwn(kind, interestKey(kind === 's' ? 's' : 'c', a), a, b);
+    if (asked) {
+      if ((asks[r.next + 2]! & me) !== 0) (r.counts ??= []).push(asks[r.next + 1]!, n);
+      r.next += 3;
+    }
   }
 
   private deliverOwn(kind: 'm' | 's', key: string, channel: Buffer, message: Buffer): number {
@@ -567,3 +617,10 @@ export class MessageBus {
 const kEmpty = Buffer.alloc(0);
 /** an ask's bit for the other instances (worker bits are 0–30) */
 const kRemoteBit = 1 << 31;
+
+/** Where the receiving of one frame is: its asks, the next one to match, the counts to answer. */
+class Receipt {
+  next = 0;
+  counts: number[] | undefined = undefined;
+  constructor(readonly asks: number[] | undefined, readonly from: number) {}
+}

@@ -43,11 +43,12 @@ export type HubToBus =
   | { type: 'bus'; op: 'served'; ids: number[] };
 
 /**
- * On the process's BroadcastChannel: one publishing worker's items, in its order. asks: flat
- * [item index, ask id, holder bits…] of the items whose receivers PUBLISH waits to count: each
- * worker whose bit is set answers with a CountFrame to `from`.
+ * On the process's BroadcastChannel: one publishing worker's items, in its order, packed into
+ * one byte array (local-frame.ts). asks: flat [item index, ask id, holder bits…] of the items
+ * whose receivers PUBLISH waits to count: each worker whose bit is set answers with a
+ * CountFrame to `from`.
  */
-export interface LocalFrame { from: number; items: WireItems; asks?: number[] }
+export interface LocalFrame { from: number; bytes: Uint8Array; asks?: number[] }
 
 /** The answer to a frame's asks: flat [ask id, receivers here…], for worker `to` alone. */
 export interface CountFrame { from: number; to: number; counts: number[] }

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:bus -- [transport|latency|fanout|redis|writers|pubsub|all] [--seconds N] [--rates 5000,20000]`
- *   pubsub also: [--rounds N] [--targets redis,worker,cross,two] [--fanout 0]; latency: [--across 0]
+ *   pubsub also: [--rounds N] [--targets redis,worker,cross,two,worker-old,cross-old] [--fanout 0] [--old DIR]; latency: [--across 0]
  * Benchmarks of the message bus (docs/messaging.md, docs/BENCHMARKS.md):
  *
  *   transport  one worker thread to another: through the primary, BroadcastChannel, SAB ring
@@ -211,7 +211,7 @@ async function main(): Promise<void> {
     if (what === 'writers' || what === 'all') await writersBench(database, seconds, argv);
     if (what === 'pubsub' || what === 'all') await pubsubBench(database, seconds, rates, {
       rounds: Number(arg('rounds', '1')), targets: arg('targets', 'redis,cross,two').split(','), fanout: arg('fanout', '1') !== '0',
-      pgPid: () => embedded?.pid,
+      pgPid: () => embedded?.pid, old: argv.includes('--old') ? arg('old', '') : undefined,
     });
   } finally {
     await embedded?.stop();

@@ -10,7 +10,9 @@
  *   postresp, across two           publisher on instance A, subscriber on instance B (same
  *                                  schema): LISTEN/NOTIFY between them
  *
- * and fan-out: one publisher, 100 subscribers (on B for "across two").
+ * and fan-out: one publisher, 100 subscribers (on B for "across two"). --old <package root> starts a
+ * third instance from another build (e.g. a copy of main's dist/ and build/ with its package.json)
+ * for targets worker-old and cross-old: old and new measured alternately in the same minutes.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,8 +22,9 @@ import * as hdr from 'hdr-histogram-js';
 import type { SubResult } from './node';
 
 interface Target { name: string; id: string; pub: number; sub: number; sameWorker?: boolean; pids: () => number[]; pgPid: () => number | undefined }
-type Measured = SubResult & { perSec: number; serverUs: number; pgUs: number };
-export interface PubsubOptions { rounds: number; targets: string[]; fanout: boolean; pgPid: () => number | undefined }
+type Measured = SubResult & { perSec: number; serverUs: number; pgUs: number; clientUs: number };
+/** old: the package root of another build (its dist/), for targets worker-old and cross-old */
+export interface PubsubOptions { rounds: number; targets: string[]; fanout: boolean; pgPid: () => number | undefined; old?: string }
 interface Db { url: string; schema: string }
 
 const nowUs = (): number => Number(process.hrtime.bigint()) / 1000;
@@ -35,8 +38,8 @@ function freePort(): Promise<number> {
   });
 }
 
-async function startPostresp(db: Db, started: ChildProcess[]): Promise<{ port: number; child: ChildProcess }> {
-  const main = path.resolve(__dirname, '..', '..', 'core', 'primary', 'main.js');
+async function startPostresp(db: Db, started: ChildProcess[], root?: string): Promise<{ port: number; child: ChildProcess }> {
+  const main = root === undefined ? path.resolve(__dirname, '..', '..', 'core', 'primary', 'main.js') : path.resolve(root, 'dist', 'core', 'primary', 'main.js');
   // BENCH_NODE_ARGS: e.g. --cpu-prof --cpu-prof-dir=/tmp/prof, to profile the servers
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((x) => x !== '');
   const child = spawn(process.execPath, [...nodeArgs, main, '--port', '0', '--pg-url', db.url, '--schema', db.schema, '--storage-mode', 'unlogged',
@@ -106,6 +109,7 @@ async function measure(t: Target, rate: number, seconds: number, subscribers: nu
   const pub = new Redis(t.pub, '127.0.0.1');
   await pub.ping();
   const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3 });
+  const replies = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3 });
   const expect = rate * seconds * subscribers;
   let got = 0;
   let first = 0;
@@ -126,6 +130,7 @@ async function measure(t: Target, rate: number, seconds: number, subscribers: nu
   const pg = t.pgPid() !== undefined ? withChildren(t.pgPid()!) : [];
   const cpu0 = cpuUs(pids);
   const pg0 = cpuUs(pg);
+  const client0 = process.cpuUsage();
   const t0 = nowUs();
   let sent = 0;
   await new Promise<void>((resolve) => {
@@ -134,7 +139,8 @@ async function measure(t: Target, rate: number, seconds: number, subscribers: nu
       while (sent < due) {
         const m = Buffer.alloc(1024, 0x61);
         m.writeDoubleLE(nowUs(), 0);
-        void pub.publish('lat', m);
+        const at = nowUs();
+        void pub.publish('lat', m).then(() => replies.recordValue(Math.max(1, Math.round(nowUs() - at))));
         sent++;
       }
       if (sent >= rate * seconds) { clearInterval(tick); resolve(); }
@@ -142,18 +148,21 @@ async function measure(t: Target, rate: number, seconds: number, subscribers: nu
   });
   await Promise.race([done, new Promise((r) => setTimeout(r, 10_000))]);
   const serverUs = (cpuUs(pids) - cpu0) / Math.max(1, sent);
+  const c = process.cpuUsage(client0);
+  const clientUs = (c.user + c.system) / Math.max(1, sent);
   const pgUs = (cpuUs(pg) - pg0) / Math.max(1, sent);
+  if (process.env.BENCH_DEBUG) console.log(`  PUBLISH reply p50 ${replies.getValueAtPercentile(50)} p99 ${replies.getValueAtPercentile(99)} max ${replies.maxValue} µs`);
   for (const s of subs) s.disconnect();
   pub.disconnect();
   spacer?.disconnect();
   return { got, p50: h.getValueAtPercentile(50), p99: h.getValueAtPercentile(99), p999: h.getValueAtPercentile(99.9),
-    max: h.maxValue, elapsedMs: (last - first) / 1000, perSec: Math.round(got / Math.max(1e-3, (last - first) / 1e6)), serverUs, pgUs };
+    max: h.maxValue, elapsedMs: (last - first) / 1000, perSec: Math.round(got / Math.max(1e-3, (last - first) / 1e6)), serverUs, pgUs, clientUs };
 }
 
 const row = (name: string, rate: number, r: Measured, expect: number, fan = false) =>
   `${name.padEnd(26)} ${String(rate).padStart(6)} ${String(r.got).padStart(8)}/${String(expect).padEnd(8)}` +
   `${fan ? String(r.perSec).padStart(10) : ''} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.p999).padStart(8)} ${String(r.max).padStart(8)}` +
-  ` ${r.serverUs.toFixed(1).padStart(8)} ${r.pgUs.toFixed(1).padStart(6)}`;
+  ` ${r.serverUs.toFixed(1).padStart(8)} ${r.pgUs.toFixed(1).padStart(6)} ${r.clientUs.toFixed(1).padStart(6)}`;
 
 const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)]!; };
 
@@ -162,7 +171,8 @@ const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - 
  * (on the two workers of one instance), two (two instances through Postgres). --rounds N
  * repeats every (rate, target) N times, alternating targets within each round; medians at the end.
  */
-export async function pubsubBench(database: () => Promise<Db>, seconds: number, rates: number[], opts: PubsubOptions): Promise<void> {
+export async function pubsubBench(database: () => Promise<Db>, seconds: number, allRates: number[], opts: PubsubOptions): Promise<void> {
+  const rates = allRates.filter((r) => r > 0); // --rates 0: fan-out alone
   const redisPort = await freePort();
   const redis = spawn('redis-server', ['--port', String(redisPort), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const started: ChildProcess[] = [];
@@ -170,17 +180,22 @@ export async function pubsubBench(database: () => Promise<Db>, seconds: number, 
     const db = await database();
     const a = await startPostresp(db, started);
     const b = await startPostresp(db, started);
+    const c = opts.old !== undefined ? await startPostresp(db, started, opts.old) : undefined;
     await new Promise((r) => setTimeout(r, 300));
     const pg = opts.pgPid;
     const all: Target[] = [
       { name: 'redis-server', id: 'redis', pub: redisPort, sub: redisPort, pids: () => [redis.pid!], pgPid: () => undefined },
       { name: 'postresp, same worker', id: 'worker', pub: a.port, sub: a.port, sameWorker: true, pids: () => [a.child.pid!], pgPid: pg },
       { name: 'postresp, other worker', id: 'cross', pub: a.port, sub: a.port, pids: () => [a.child.pid!], pgPid: pg },
+      ...(c === undefined ? [] : [
+        { name: 'old build, same worker', id: 'worker-old', pub: c.port, sub: c.port, sameWorker: true, pids: () => [c.child.pid!], pgPid: pg },
+        { name: 'old build, other worker', id: 'cross-old', pub: c.port, sub: c.port, pids: () => [c.child.pid!], pgPid: pg },
+      ]),
       { name: 'postresp, across two', id: 'two', pub: a.port, sub: b.port, pids: () => [a.child.pid!, b.child.pid!], pgPid: pg },
     ];
     const targets = all.filter((t) => opts.targets.includes(t.id));
     console.log(`\nPUBLISH → message through the commands (ioredis, one Node process), 1 KB, ${seconds} s open loop, ${opts.rounds} round(s)`);
-    console.log(`${'target'.padEnd(26)} rate/s delivered/expected  p50 µs  p99 µs  p99.9 µs   max µs  srv µs/msg pg µs/msg`);
+    console.log(`${'target'.padEnd(26)} rate/s delivered/expected  p50 µs  p99 µs  p99.9 µs   max µs  srv µs/msg pg µs/msg cli µs/msg`);
     // warm-up, not reported: connections, the instances' interest registration, Postgres plans
     for (const t of targets) await measure(t, 1000, 1, 1);
     const results = new Map<string, Measured[]>();
@@ -209,10 +224,31 @@ export async function pubsubBench(database: () => Promise<Db>, seconds: number, 
       }
     }
     if (!opts.fanout) return;
+
     console.log(`\nfan-out: 1 publisher → 100 subscribers, 1 KB, ${seconds} s`);
-    console.log(`${'target'.padEnd(26)} msgs/s delivered/expected deliv/s  p50 µs  p99 µs  p99.9 µs   max µs  srv µs/msg pg µs/msg`);
-    for (const rate of [1000, 2000]) {
-      for (const t of targets.filter((x) => x.id !== 'worker')) console.log(row(t.name, rate, await measure(t, rate, seconds, 100), rate * seconds * 100, true));
+    console.log(`${'target'.padEnd(26)} msgs/s delivered/expected deliv/s  p50 µs  p99 µs  p99.9 µs   max µs  srv µs/msg pg µs/msg cli µs/msg`);
+    const fanTargets = targets.filter((x) => !x.id.startsWith('worker'));
+    const fan = new Map<string, Measured[]>();
+    for (let round = 0; round < opts.rounds; round++) {
+      for (const rate of [1000, 2000]) {
+        for (const t of round % 2 === 0 ? fanTargets : [...fanTargets].reverse()) {
+          const r = await measure(t, rate, seconds, 100);
+          console.log(row(t.name, rate, r, rate * seconds * 100, true));
+          fan.set(`${t.name}|${rate}`, [...(fan.get(`${t.name}|${rate}`) ?? []), r]);
+        }
+      }
+    }
+    if (opts.rounds > 1) {
+      console.log(`\nfan-out medians of ${opts.rounds} rounds`);
+      console.log(`${'target'.padEnd(26)} msgs/s  deliv/s   p50 µs   p99 µs p99.9 µs  srv µs/msg pg µs/msg  (p99 of each round)`);
+      for (const rate of [1000, 2000]) {
+        for (const t of fanTargets) {
+          const rs = fan.get(`${t.name}|${rate}`)!;
+          const m = (f: (r: Measured) => number) => median(rs.map(f));
+          console.log(`${t.name.padEnd(26)} ${String(rate).padStart(6)} ${String(m((r) => r.perSec)).padStart(8)} ${String(m((r) => r.p50)).padStart(8)} ${String(m((r) => r.p99)).padStart(8)} ` +
+            `${String(m((r) => r.p999)).padStart(8)} ${m((r) => r.serverUs).toFixed(1).padStart(10)} ${m((r) => r.pgUs).toFixed(1).padStart(8)}  (${rs.map((r) => r.p99).join(', ')})`);
+        }
+      }
     }
   } finally {
     redis.kill();

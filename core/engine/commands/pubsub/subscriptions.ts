@@ -16,6 +16,24 @@ import { ReplyWriter } from '../../../../protocol/writer';
 const kMessage = Buffer.from('message');
 const kPmessage = Buffer.from('pmessage');
 const kSmessage = Buffer.from('smessage');
+/** the same, pre-encoded as bulk strings (a push's first element, either protocol) */
+const kMessageBulk = Buffer.from('$7\r\nmessage\r\n');
+const kPmessageBulk = Buffer.from('$8\r\npmessage\r\n');
+const kSmessageBulk = Buffer.from('$8\r\nsmessage\r\n');
+
+/** Where a connection's push frames go (workers/client.ts). */
+export interface PushSink {
+  /**
+   * The connection's own reply writer when a push may be encoded into it now (no reply owed before
+   * it), else undefined: the push then goes through pushFrame, behind the replies still owed.
+   */
+  pushWriter(): ReplyWriter | undefined;
+  /** After a push was encoded into pushWriter(): false when that put the client over its output limit (it closed). */
+  pushed(): boolean;
+  /** A pre-encoded push behind the replies owed; false when the client is (now) closed. */
+  pushFrame(frame: Raw): boolean;
+  readonly proto: 2 | 3;
+}
 
 /** What a RESP2 client holding a subscription may run (Redis 7.0's processCommand). */
 export const kPubsubContext: ReadonlySet<string> = new Set([
@@ -40,14 +58,22 @@ class FrameCache {
   private readonly frames: (Raw | undefined)[] = [undefined, undefined];
   private readonly writer = new ReplyWriter(256);
 
+  /**
+   * true when this is not the message of the last call (it is remembered now): its first
+   * subscriber encodes it straight into its writer, the second makes frame() build it once.
+   */
+  first(kind: 'm' | 's', channel: Buffer, message: Buffer, pattern: Buffer | undefined): boolean {
+    if (channel === this.channel && message === this.message && pattern === this.pattern && kind === this.kind) return false;
+    this.channel = channel;
+    this.message = message;
+    this.pattern = pattern;
+    this.kind = kind;
+    this.frames[0] = this.frames[1] = undefined;
+    return true;
+  }
+
   frame(kind: 'm' | 's', channel: Buffer, message: Buffer, pattern: Buffer | undefined, proto: 2 | 3): Raw {
-    if (channel !== this.channel || message !== this.message || pattern !== this.pattern || kind !== this.kind) {
-      this.channel = channel;
-      this.message = message;
-      this.pattern = pattern;
-      this.kind = kind;
-      this.frames[0] = this.frames[1] = undefined;
-    }
+    this.first(kind, channel, message, pattern);
     let raw = this.frames[proto - 2];
     if (raw === undefined) {
       const push: Reply = pattern !== undefined ? new RespPush([kPmessage, pattern, channel, message])
@@ -70,12 +96,7 @@ export class Subscriptions implements Subscriber {
   /** Redis's CLIENT_PUBSUB */
   active = false;
 
-  /**
-   * out: writes a frame (pre-encoded for `proto()`) to the client; false when that put it over its
-   * output limit (it closed)
-   */
-  constructor(private readonly bus: MessageBus, private readonly out: (frame: Raw) => boolean,
-    private readonly proto: () => 2 | 3) {}
+  constructor(private readonly bus: MessageBus, private readonly sink: PushSink) {}
 
   size(kind: InterestKind): number {
     return this.held[kind].size;
@@ -125,7 +146,34 @@ export class Subscriptions implements Subscriber {
     return waits.length === 0 ? undefined : Promise.all(waits).then(() => undefined);
   }
 
+  /**
+   * A subscriber that owes no reply (the usual case) gets the push encoded straight into its
+   * writer: the frame built per message, then copied, was ~10% of the receiving worker's time
+   * at 20k msgs/s (allocating its Buffer, the RespPush, the Raw; profile in docs/messaging.md);
+   * 1.0 instead of 1.3–1.9 µs CPU a 1 KB delivery in a loop. From a message's second subscriber
+   * on (fan-out), copying the frame built once is cheaper than encoding again (~320 vs ~360 ns a
+   * delivery to 50 subscribers). The writer's bytes go out in one write per turn of the loop
+   * (Client.replied).
+   */
   deliver(kind: 'm' | 's', channel: Buffer, message: Buffer, pattern?: Buffer): boolean {
-    return this.out(kFrames.frame(kind, channel, message, pattern, this.proto()));
+    const sink = this.sink;
+    const w = sink.pushWriter();
+    if (w === undefined) return sink.pushFrame(kFrames.frame(kind, channel, message, pattern, sink.proto));
+    if (!kFrames.first(kind, channel, message, pattern)) {
+      w.raw(kFrames.frame(kind, channel, message, pattern, sink.proto).bytes);
+      return sink.pushed();
+    }
+    w.proto = sink.proto;
+    if (pattern !== undefined) {
+      w.push(4);
+      w.raw(kPmessageBulk);
+      w.bulk(pattern);
+    } else {
+      w.push(3);
+      w.raw(kind === 's' ? kSmessageBulk : kMessageBulk);
+    }
+    w.bulk(channel);
+    w.bulk(message);
+    return sink.pushed();
   }
 }
