@@ -81,7 +81,7 @@ describe('scripts are atomic across clients, threads and instances', () => {
     const [c1, c2] = [await RawClient.connect(a.port), await RawClient.connect(b.port)];
     await c1.call('SET', 'x', 'old');
     const reply = c1.call('EVAL', kReadWaitWrite, '0', '1500');
-    await scriptIdleInTransaction();
+    await scriptIdleInTransaction(schema);
     const set = c2.call('SET', 'x', 'b'); // x is locked since the script read it
     assert.equal(await reply, 'old');
     assert.equal(await set, 'OK');
@@ -98,7 +98,7 @@ describe('scripts are atomic across clients, threads and instances', () => {
     const reply = c1.call('EVAL', `redis.call('get', 'first')
       ${kBusy}
       local v = redis.call('get', 'x2'); redis.call('set', 'x2', v .. '+a'); return v`, '0', '400');
-    await scriptIdleInTransaction();
+    await scriptIdleInTransaction(schema);
     assert.equal(await c2.call('SET', 'x2', 'b'), 'OK'); // nothing holds x2 yet
     assert.equal(await reply, 'b'); // the second run read the new value
     assert.equal(await c1.call('GET', 'x2'), 'b+a');
@@ -113,7 +113,7 @@ describe('scripts are atomic across clients, threads and instances', () => {
     const [c1, c2] = [await RawClient.connect(a.port), await RawClient.connect(b.port)];
     await c1.call('SET', 'y', 'old');
     const script = c1.call('EVAL', kReadWaitWrite, '1', 'y', '1500');
-    await scriptIdleInTransaction();
+    await scriptIdleInTransaction(schema);
     const set = c2.call('SET', 'y', 'b');
     assert.equal(await script, 'old');
     assert.equal(await set, 'OK');
@@ -123,7 +123,7 @@ describe('scripts are atomic across clients, threads and instances', () => {
     assert.equal(await c1.call('GET', 'y'), 'b');
     // a declared key that did not exist: its creator waits too, and no placeholder stays behind
     const created = c1.call('EVAL', kReadWaitWrite, '1', 'fresh', '1500');
-    await scriptIdleInTransaction();
+    await scriptIdleInTransaction(schema);
     assert.equal(await c2.call('SET', 'fresh', 'b'), 'OK');
     assert.equal(await created, 'nil');
     assert.equal(await c1.call('GET', 'fresh'), 'b');
@@ -143,7 +143,7 @@ describe('scripts are atomic across clients, threads and instances', () => {
     const first = c1.call('EVAL', `local v = redis.call('get', 'ws-x') or 'nil'
       ${kBusy}
       redis.call('set', 'ws-y', 'first saw ' .. v); return v`, '0', '800');
-    await scriptIdleInTransaction();
+    await scriptIdleInTransaction(schema);
     const second = await c2.call('EVAL', "local v = redis.call('get', 'ws-y') or 'nil'; redis.call('set', 'ws-x', 'second saw ' .. v); return v", '0');
     const seen = [await first, second];
     // main: ['nil', 'nil'], which no order of the two scripts gives
@@ -163,7 +163,7 @@ describe('scripts are atomic across clients, threads and instances', () => {
     const holder = c1.call('EVAL', `redis.call('get', KEYS[1]); redis.call('set', 'sk-u', 'new')
       ${kBusy}
       return 1`, '1', 'sk-k', '800');
-    await scriptIdleInTransaction();
+    await scriptIdleInTransaction(schema);
     // runs after the holder (it waits for sk-k): main read sk-u in a snapshot taken before the wait ('old')
     assert.equal(await c2.call('EVAL', "return redis.call('get', ARGV[1])", '1', 'sk-k', 'sk-u'), 'new');
     assert.equal(await holder, 1);

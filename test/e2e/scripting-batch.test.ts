@@ -111,7 +111,7 @@ describe('script calls sharing one transaction', () => {
     const round = async (): Promise<number> => {
       const before = await info(b.port, 'postresp_script_lock_restarts');
       const held = h.call('EVAL', holder, '1', 'hot-k', '600');
-      await scriptIdleInTransaction();
+      await scriptIdleInTransaction(schema);
       const n = await w.call('EVAL', waiter, '1', 'hot-k'); // waits for the holder's commit
       assert.equal(await held, 1);
       assert.equal(n, Number(await w.call('GET', 'hot-k')));

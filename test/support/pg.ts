@@ -2,6 +2,8 @@
 // DATABASE_URL), and isolates itself in its own schema instead of its own server (a server start
 // costs ~0.15–1.2 s and ~1 GB of address space; a schema costs ~5 ms).
 import pg from 'pg';
+import { scriptLockClass } from '../../core/engine/commands/scripting/functions';
+import { quoteIdent } from '../../core/primary/postgres/schema';
 
 let counter = 0;
 
@@ -42,11 +44,16 @@ export async function freshSchema(prefix: string): Promise<{ schema: string; dro
 }
 
 /** Until a script call's transaction sits idle in Postgres (its Lua busy-waits between two redis.call). */
-export async function scriptIdleInTransaction(): Promise<void> {
+export async function scriptIdleInTransaction(schema: string): Promise<void> {
+  // this schema's calls only (their transaction holds the schema's advisory-lock class: scripting/functions.ts):
+  // other test files' scripts run on the same Postgres, and one of theirs idle in transaction made
+  // a waiter here start before its holder (scripting-batch's hot-key case, a full run)
   await withPg(async (pg) => {
     for (let i = 0; i < 500; i++) {
-      const r = await pg.query(`SELECT count(*)::int AS n FROM pg_stat_activity
-        WHERE application_name = 'postresp-script' AND state = 'idle in transaction'`);
+      const r = await pg.query(`SELECT count(*)::int AS n FROM pg_stat_activity a
+        WHERE a.application_name = 'postresp-script' AND a.state = 'idle in transaction'
+          AND a.pid IN (SELECT l.pid FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
+            AND l.classid = $1::oid AND l.objsubid = 2)`, [scriptLockClass(quoteIdent(schema))]);
       if (r.rows[0].n > 0) return;
       await new Promise((res) => setTimeout(res, 10));
     }
