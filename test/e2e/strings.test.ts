@@ -167,9 +167,12 @@ describe('binary safety and expiry', () => {
 
   it('never returns an expired key', async () => {
     const c = await RawClient.connect(server.port);
-    assert.equal(await c.call('SET', 'ttl', 'v', 'PX', '150'), 'OK');
+    // 1.5 s, not 150 ms: at load ~20 the SET and GET took longer than 150 ms (a full run)
+    const set = Date.now();
+    assert.equal(await c.call('SET', 'ttl', 'v', 'PX', '1500'), 'OK');
     assert.equal(await c.call('GET', 'ttl'), 'v');
-    await new Promise((r) => setTimeout(r, 250));
+    assert.ok(Date.now() - set < 1500, 'the GET ran before the TTL');
+    await new Promise((r) => setTimeout(r, set + 1600 - Date.now()));
     assert.equal(await c.call('GET', 'ttl'), null);
     assert.deepEqual(await c.call('MGET', 'ttl'), [null]);
     assert.equal(await c.call('EXISTS', 'ttl'), 0);
