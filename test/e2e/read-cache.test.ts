@@ -19,7 +19,7 @@ let a: RunningServer;
 
 before(async () => {
   // no --cache: the default is exclusive (on while alone on the schema)
-  a = await startServer(['--workers', '2', '--storage-mode', 'unlogged', '--enable-debug-command', 'yes'], { schema });
+  a = await startServer(['--cache', 'exclusive', '--workers', '2', '--storage-mode', 'unlogged', '--enable-debug-command', 'yes'], { schema });
 });
 after(async () => {
   await a?.stop();
@@ -256,12 +256,12 @@ describe('read cache', () => {
     c.close();
   });
 
-  it('a second instance on the schema (default options: --cache exclusive) turns the cache off for both, and its writes are seen', async () => {
+  it('a second instance on the schema (--cache exclusive too) turns the cache off for both, and its writes are seen', async () => {
     const c = await RawClient.connect(a.port);
     await c.call('SET', 'two', 'a');
     await c.call('GET', 'two');
     assert.equal((await cacheInfo(a.port)).cache_enabled, 1);
-    const b = await startServer(['--workers', '1', '--storage-mode', 'unlogged'], { schema });
+    const b = await startServer(['--cache', 'exclusive', '--workers', '1', '--storage-mode', 'unlogged'], { schema });
     try {
       assert.equal((await cacheInfo(a.port)).cache_enabled, 0);
       assert.equal((await cacheInfo(b.port)).cache_enabled, 0, 'the newcomer does not cache either');
