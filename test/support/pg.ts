@@ -45,15 +45,19 @@ export async function freshSchema(prefix: string): Promise<{ schema: string; dro
 
 /** Until a script call's transaction sits idle in Postgres (its Lua busy-waits between two redis.call). */
 export async function scriptIdleInTransaction(schema: string): Promise<void> {
-  // this schema's calls only (their transaction holds the schema's advisory-lock class: scripting/functions.ts):
-  // other test files' scripts run on the same Postgres, and one of theirs idle in transaction made
-  // a waiter here start before its holder (scripting-batch's hot-key case, a full run)
+  // not another schema's calls (their transaction holds that schema's advisory-lock class:
+  // scripting/functions.ts): other test files' scripts run on the same Postgres, and one of theirs
+  // idle in transaction made a waiter here start before its holder (scripting-batch, a full run).
+  // A call holding no class lock still counts: requiring ours missed a call once (fresh clone)
   await withPg(async (pg) => {
     for (let i = 0; i < 500; i++) {
       const r = await pg.query(`SELECT count(*)::int AS n FROM pg_stat_activity a
         WHERE a.application_name = 'postresp-script' AND a.state = 'idle in transaction'
-          AND a.pid IN (SELECT l.pid FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
-            AND l.classid = $1::oid AND l.objsubid = 2)`, [scriptLockClass(quoteIdent(schema))]);
+          AND (a.pid IN (SELECT l.pid FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
+                AND l.classid = $1::oid AND l.objsubid = 2)
+            -- a call whose transaction took no class lock at all (no first statement, or not yet): it may be ours
+            OR a.pid NOT IN (SELECT l.pid FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2))`,
+        [scriptLockClass(quoteIdent(schema))]);
       if (r.rows[0].n > 0) return;
       await new Promise((res) => setTimeout(res, 10));
     }
