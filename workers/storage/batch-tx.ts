@@ -6,13 +6,14 @@
  *   send(BEGIN) send(run 1) … send(run n) send(COMMIT) sync ──▶ all ok: each run's done, in order
  *                                                          └──▶ any error: nothing committed and
  *                                                               nothing answered; ROLLBACK, and the
- *                                                               lane sends the batch again, a run
- *                                                               per sync
+ *                                                               lane sends the batch again: whole
+ *                                                               after a deadlock, else a run per
+ *                                                               sync, one at a time
  *
  * Runs answer only after the COMMIT succeeded (Postgres sends a statement's rows before its
  * commit). A statement that fails aborts the transaction; the batch then runs again with each run
- * in its own transaction, so a failing command still fails alone and a deadlock between two
- * lanes' batches (40P01) costs a retry, never a reply.
+ * in its own transaction, so a failing command still fails alone, and a deadlock between two
+ * lanes' batches (40P01) costs a retry of the loser's transaction, never a reply.
  */
 import type { NativePgConnection, PgParam } from '../../core/engine/pg-driver/native-conn';
 import type { PgResult } from '../../core/engine/pg-driver/result';

@@ -344,7 +344,7 @@ describe('lane runs against Postgres', () => {
       assert.equal(inOneTransaction([set('a', '1'), new OwnTransaction({ text: 'SELECT 1' }, [], () => null), get('a')]), false);
     });
 
-    it('two lanes whose batches deadlock both answer: the loser runs again run by run', async () => {
+    it('two lanes whose batches deadlock both answer: the loser runs again as one transaction', async () => {
       const other = await secondLane();
       try {
         await batch(set('dl:1', 'a'), set('dl:2', 'b'));
@@ -358,10 +358,48 @@ describe('lane runs against Postgres', () => {
         const mine = [lock('dl:1'), nap(), lock('dl:2')];
         const theirs = [lock('dl:2'), nap(), lock('dl:1')];
         const before = lane.snapshot().txRetries + other.snapshot().txRetries;
+        const txBefore = lane.snapshot().txBatches + other.snapshot().txBatches;
         for (const op of mine) lane.submit(op);
         for (const op of theirs) other.submit(op);
         assert.deepEqual(await Promise.all([...mine, ...theirs]), [1, 1, 1, 1, 1, 1]);
         assert.equal(lane.snapshot().txRetries + other.snapshot().txRetries - before, 1);
+        // the loser ran again as one transaction (one commit), not split into runs
+        assert.equal(lane.snapshot().txBatches + other.snapshot().txBatches - txBefore, 3);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('a batch split after an error goes out run by run: a deadlock victim that is not its last run is sent again', async () => {
+      // the batch's transaction fails on 1/0 (nothing answered), then its runs go out one at a
+      // time; the second locks ds:1 then ds:2 while another lane's transaction locks them in the
+      // other order and looks for deadlocks only after 10 s, so the run is the victim. Split
+      // pipelined, that run was not the batch's last and its client got "ERR … 40P01".
+      const other = await secondLane();
+      try {
+        await batch(set('ds:1', 'a'), set('ds:2', 'b'), set('ds:a', 'v'));
+        await batch(...barrier('ds'), sql(`CREATE OR REPLACE FUNCTION ds_lock_pair(a text, b text) RETURNS int LANGUAGE plpgsql AS $f$
+          BEGIN
+            PERFORM 1 FROM kv WHERE key = convert_to(a, 'UTF8') FOR UPDATE;
+            PERFORM ds_barrier();
+            PERFORM 1 FROM kv WHERE key = convert_to(b, 'UTF8') FOR UPDATE;
+            RETURN 1;
+          END $f$`));
+        const slow = sql("SET deadlock_timeout = '10s'");
+        other.submit(slow);
+        await slow;
+        const lock = (k: string) => sql(`SELECT 1 FROM kv WHERE key = '${k}' FOR UPDATE`);
+        const theirs = [lock('ds:2'), sql('SELECT ds_barrier()'), lock('ds:1')];
+        const mine = [sql('SELECT 1/0'), sql(`SELECT ds_lock_pair('ds:1', 'ds:2')`), get('ds:a')];
+        const before = lane.snapshot();
+        for (const op of mine) lane.submit(op);
+        for (const op of theirs) other.submit(op);
+        const replies = await Promise.all([...mine, ...theirs]);
+        assert.match((replies[0] as RespError).text, /^ERR PostgreSQL error 22012/);
+        assert.deepEqual([replies[1], str(replies[2]), ...replies.slice(3)], [1, 'v', 1, 1, 1]);
+        const after = lane.snapshot();
+        assert.equal(after.txRetries - before.txRetries, 1, 'the division by zero split the batch once');
+        assert.ok(after.conflictResends - before.conflictResends >= 1, 'the middle run was the victim, sent again');
       } finally {
         await other.close();
       }

@@ -11,9 +11,10 @@
  * and heavy load gives large batches with one commit each (group commit). Dispatch waits for
  * setImmediate so every client whose data arrived in this event-loop turn joins the batch.
  * A batch of several runs is one transaction (batch-tx.ts, --batch-transaction yes): one commit
- * for all of them. If any statement of it fails, nothing was committed or answered, and the batch
- * runs again with each run its own sync group (its own implicit transaction), so a failing
- * statement fails only its own commands, as if each had been sent alone.
+ * for all of them. If any statement of it fails, nothing was committed or answered: a deadlock
+ * victim runs again as one transaction; after any other error the batch runs again one run at a
+ * time, each its own sync group (its own implicit transaction), so a failing statement fails only
+ * its own commands, as if each had been sent alone.
  */
 import type { NativePgConnection, PgParam } from '../../core/engine/pg-driver/native-conn';
 import type { PgResult } from '../../core/engine/pg-driver/result';
@@ -51,6 +52,8 @@ export class Lane implements Pipeline {
   private runsTail: Op | undefined;
   /** re-sends of the batch in flight's last run after a deadlock or serialization failure */
   private resends = 0;
+  /** a failed batch transaction going out run by run: its runs from `next` (sendRunsInTurn) */
+  private turn: { batch: Op[]; next: number } | undefined;
   /** the op submitted last: a script call of a client on this lane starts once it answered */
   last: Op | undefined = undefined;
 
@@ -121,8 +124,24 @@ export class Lane implements Pipeline {
     }
   }
 
-  /** The batch's runs in one transaction; on any error, again as sendRuns (nothing was answered). */
-  private sendTransaction(conn: NativePgConnection, batch: Op[]): void {
+  /**
+   * Each run its own sync group, the next sent only once this one answered: every run is then
+   * the last one sent, so a deadlock victim among them can be sent again (mayResend) where a
+   * pipelined split could only re-send the batch's last run (an earlier victim's error reached
+   * its client: SMOVE answered 40P01 in a fresh clone's full run). Only a batch transaction that
+   * failed on an error of its own comes here (commands answer errors as values; a deadlock retries
+   * the transaction whole), so one round trip per run costs nothing on the common path.
+   */
+  private sendRunsInTurn(batch: Op[], from: number): void {
+    const j = runEnd(batch, from);
+    this.runsTail = batch[j - 1];
+    this.resends = 0;
+    this.turn = j < batch.length ? { batch, next: j } : undefined;
+    sendRun(this, batch, from, j);
+  }
+
+  /** The batch's runs in one transaction; on an error, again (nothing was answered): whole or run by run. */
+  private sendTransaction(conn: NativePgConnection, batch: Op[], txAttempt = 0): void {
     this.runsTail = undefined;
     const tx = new BatchTransaction(conn, (ops, e) => this.fail(ops, e));
     for (let i = 0; i < batch.length;) {
@@ -133,10 +152,13 @@ export class Lane implements Pipeline {
     this.outstanding++;
     this.stats.txBatches++;
     this.stats.statements += tx.statements + 2;
-    tx.commit(() => this.settled(), () => {
+    tx.commit(() => this.settled(), (e) => {
       this.stats.txRetries++;
-      // sent before this transaction's count is released: the lane stays busy until they answer
-      this.sendRuns(batch);
+      // sent before this transaction's count is released: the lane stays busy until they answer.
+      // Nothing of it committed or answered: a deadlock victim (40P01, another lane or SQL took
+      // the same rows in the other order) or serialization failure runs again whole, one commit
+      if (isConflict(e) && txAttempt < kMaxResends) this.sendTransaction(conn, batch, txAttempt + 1);
+      else this.sendRunsInTurn(batch, 0);
       this.settled();
     });
   }
@@ -152,6 +174,14 @@ export class Lane implements Pipeline {
   /** One statement of the batch answered; the last one frees the lane for the next batch. */
   private settled(): void {
     if (--this.outstanding > 0) return;
+    const turn = this.turn;
+    if (turn !== undefined) {
+      // a failed batch transaction going out run by run: this run answered, send the next
+      this.outstanding = 1;
+      this.sendRunsInTurn(turn.batch, turn.next);
+      this.settled();
+      return;
+    }
     record(this.stats.batchUsec, Number(process.hrtime.bigint() - this.batchStarted) / 1000);
     this.busy = false;
     if (this.queue.length > 0) this.dispatch();
@@ -197,9 +227,8 @@ export class Lane implements Pipeline {
    * the runs after it already ran (its commands then answer the error, as before).
    */
   private mayResend(ops: readonly Op[], e: Error): boolean {
-    const code = (e as Error & { code?: string }).code;
-    return (code === '40P01' || code === '40001') && this.runsTail !== undefined &&
-      ops[ops.length - 1] === this.runsTail && this.resends < kMaxResends;
+    return isConflict(e) && this.runsTail !== undefined && ops[ops.length - 1] === this.runsTail &&
+      this.resends < kMaxResends;
   }
 
   snapshot(): LaneStats {
@@ -228,8 +257,14 @@ function emptyLaneStats(): LaneStats {
  * transaction already), no MULTI/EXEC (it brings its own BEGIN and COMMIT) and no WATCH (it must
  * see the versions of other transactions: StmtOp.ownTransaction).
  */
-/** a run that keeps deadlocking is answered with the error after this many re-sends */
+/** a run (or batch transaction) that keeps deadlocking is answered with the error after this many re-sends */
 const kMaxResends = 5;
+
+/** a deadlock victim or serialization failure: rolled back whole, worth sending again */
+function isConflict(e: Error): boolean {
+  const code = (e as Error & { code?: string }).code;
+  return code === '40P01' || code === '40001';
+}
 
 export function inOneTransaction(batch: readonly Op[]): boolean {
   let runs = 0;

@@ -99,6 +99,13 @@ export function lockForCount(s: string, type: number): string {
        IF NOT live THEN RETURN; END IF;`;
 }
 
+/** FNV-1a of the (quoted) schema name: a seed that differs between schemas */
+function schemaSeed(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
 /**
  * Locks keys a and b of db p_db for a move, without deadlock against another move of the same
  * pair either way round. Row locks in key order alone are not enough: a key missing when they are
@@ -108,7 +115,11 @@ export function lockForCount(s: string, type: number): string {
  * in hash order, exist whether or not the rows do, so movers of a pair queue there first.
  */
 export function pairLock(s: string, a: string, b: string): string {
-  const h = (k: string) => `hash_record_extended(ROW(p_db, ${k}), 0)`;
+  // Advisory locks are database-wide: seeded with the schema, so movers of the same key names on
+  // another schema neither wait on these nor close a deadlock cycle with them. Unseeded, a test
+  // file's SMOVE c b (its own transaction) deadlocked with another schema's batch transaction
+  // holding the same hashes in the other order (40P01 reached the client in a fresh clone's full run).
+  const h = (k: string) => `hash_record_extended(ROW(p_db, ${k}), ${schemaSeed(s)})`;
   return `PERFORM pg_advisory_xact_lock(least(${h(a)}, ${h(b)}));
          PERFORM pg_advisory_xact_lock(greatest(${h(a)}, ${h(b)}));
          PERFORM 1 FROM ${s}.kv WHERE db = p_db AND key IN (${a}, ${b}) ORDER BY key FOR NO KEY UPDATE;`;
