@@ -56,7 +56,11 @@ export interface HubOptions {
   killScripts?: (kind: ScriptKind) => void;
 }
 
-const kDefaults = { ackTimeoutMs: 1000, keyLingerMs: 30_000 };
+// keyLingerMs: a loop that re-blocks at once (a BRPOP timed out or served: one client round trip,
+// well under 1 ms) keeps its key registered; one that lingers costs every push to the key on
+// another instance a NOTIFY and a wait for this instance's S answer, and holds the pusher's
+// pipelined commands meanwhile (push-gate.ts): so not 30 s (the old value) but 250 ms
+const kDefaults = { ackTimeoutMs: 1000, keyLingerMs: 250 };
 
 export class BusHub {
   private readonly ports = new Map<number, HubPort>();
@@ -255,8 +259,8 @@ export class BusHub {
       this.registered.delete(key);
       this.link?.removeInterest(key);
     };
-    // BRPOP in a loop leaves and re-enters the same key every few seconds: keep it registered a
-    // while, so each round trip costs no interest change (at most a needless wake-up)
+    // BRPOP in a loop leaves and re-enters the same key: keep it registered a moment (keyLingerMs),
+    // so re-blocking at once costs no interest change (at most a needless wake-up meanwhile)
     if (key[0] !== 'k' || this.opts.keyLingerMs <= 0) return go();
     const t = setTimeout(go, this.opts.keyLingerMs);
     t.unref();
