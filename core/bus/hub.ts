@@ -72,6 +72,8 @@ export class BusHub {
   private readonly acks = new Map<number, { left: Set<number>; done: () => void }>();
   private readonly linger = new Map<string, NodeJS.Timeout>();
   private readonly registered = new Set<string>();
+  /** registrations not yet acknowledged by every other instance (link.addInterest in flight) */
+  private readonly registering = new Map<string, Promise<void>>();
   private nextAck = 1;
   private readonly opts: Required<Omit<HubOptions, 'killScripts'>>;
 
@@ -195,6 +197,11 @@ export class BusHub {
     await this.sendViews(views, key);
     if (before === 0 && after > 0) await this.register(key);
     else if (before > 0 && after === 0) this.unregister(key);
+    // another holder of the process made the key's registration and it is still in flight: this
+    // one waits for it too, or its BLPOP/SUBSCRIBE would count as known to every instance while a
+    // push there still went nowhere (the second of two XREAD BLOCKs on one key never woke: a
+    // blocking.test flake at load 17–30)
+    else if (after > 0) await this.registering.get(key);
   }
 
   private entry(key: string, v: number): ViewEntry {
@@ -246,9 +253,13 @@ export class BusHub {
       clearTimeout(t);
       this.linger.delete(key);
     }
-    if (this.registered.has(key)) return;
+    if (this.registered.has(key)) return this.registering.get(key);
     this.registered.add(key);
-    await this.link?.addInterest(key);
+    const acked = this.link?.addInterest(key);
+    if (acked === undefined) return;
+    this.registering.set(key, acked);
+    await acked;
+    if (this.registering.get(key) === acked) this.registering.delete(key);
   }
 
   private unregister(key: string): void {
@@ -257,6 +268,7 @@ export class BusHub {
       this.linger.delete(key);
       if (this.total(key) > 0) return;
       this.registered.delete(key);
+      this.registering.delete(key);
       this.link?.removeInterest(key);
     };
     // BRPOP in a loop leaves and re-enters the same key: keep it registered a moment (keyLingerMs),

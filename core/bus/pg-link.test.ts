@@ -184,6 +184,20 @@ describe('PgLink: two instances on one schema', { timeout: 60_000, skip: process
     B.buses[0]!.unwaitKey(0, b('hot'), waiter);
   });
 
+  test('a second waiter of a key whose registration is in flight resolves only once the other instance knows', async () => {
+    // B's worker 0 registers the key (a transaction, then A's acknowledgement); worker 1's waitKey
+    // right after used to resolve once B's own workers knew, before A did: its blocked call then
+    // looked (nothing), a push on A committed before A knew went nowhere, and it never woke
+    const [w0, w1] = [() => undefined, () => undefined];
+    const known: boolean[] = [];
+    const first = B.buses[0]!.waitKey(8, b('second'), w0).then(() => known.push(A.buses[0]!.waited(8, b('second'))));
+    const second = B.buses[1]!.waitKey(8, b('second'), w1).then(() => known.push(A.buses[0]!.waited(8, b('second'))));
+    await Promise.all([first, second]);
+    assert.deepEqual(known, [true, true], 'A knew when each waitKey resolved');
+    B.buses[0]!.unwaitKey(8, b('second'), w0);
+    B.buses[1]!.unwaitKey(8, b('second'), w1);
+  });
+
   test('a blocked key stays registered 250 ms after its last waiter, then goes from the registry and the other instance\'s view', async () => {
     const waiter = () => undefined;
     const rows = () => withPg(async (c) => Number((await c.query(`SELECT count(*) AS n FROM "${schema.schema}".bus_interest
