@@ -605,7 +605,8 @@ export class PgLink implements RemoteLink {
   private async reload(instance: string): Promise<void> {
     const r = await this.conn?.query('SELECT key FROM bus_interest WHERE instance = $1', [instance]).catch(() => undefined);
     // gone meanwhile (X, or the health check): its rows were read before, applying them would
-    // bring it back for good (the ghost of pg-link.test stayed in B's view, 1 run in 3 at load 10)
+    // bring it back for good (a race that can keep pg-link.test's ghost in a view: that test
+    // timed out once in 3 runs at load 10, not reproduced since)
     if (!r || !this.byInstance.has(instance)) return;
     const keys = new Set<string>();
     for (let i = 0; i < r.rowCount; i++) keys.add(r.value(i, 0)!.toString('latin1'));
