@@ -269,5 +269,12 @@ export function holdWhile(c: DispatchClient, done: PromiseLike<unknown>): void {
       dispatch(c, held[i]);
     }
   };
-  done.then(release, release);
+  // and for the blocked clients what it ran woke (a script's undeclared keys: push-gate.ts cannot
+  // see them before it runs; its writes' reports took their holds before `done` settled)
+  const settled = (): void => {
+    const woken = c.state.writeHook.replyHold(c.id);
+    if (woken === undefined) release();
+    else woken.then(release, release);
+  };
+  done.then(settled, settled);
 }

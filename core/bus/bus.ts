@@ -261,15 +261,31 @@ export class MessageBus {
     return out;
   }
 
-  /** SWAPDB, FLUSHDB: every key of db that a client waits on anywhere is woken (db -1, FLUSHALL: of every db). */
-  wakeDb(db: number): void {
+  /**
+   * SWAPDB, FLUSHDB: every key of db that a client waits on anywhere is woken (db -1, FLUSHALL: of
+   * every db), as wakeServed wakes one: settled once the clients it woke tried again.
+   */
+  wakeDb(db: number): Promise<unknown> | undefined {
+    const tries: PromiseLike<unknown>[] = [];
+    for (const k of this.waitedIn(db)) {
+      const colon = k.indexOf(':');
+      const served = this.wakeServed(Number(k.slice(1, colon)), Buffer.from(k.slice(colon + 1), 'latin1'));
+      if (served !== undefined) tries.push(served);
+    }
+    return tries.length === 0 ? undefined : Promise.all(tries);
+  }
+
+  /** Whether a client blocks on a key of db anywhere (db -1: of any db), by this worker's view (push-gate.ts: SWAPDB, FLUSHDB). */
+  waitedDb(db: number): boolean {
+    return this.waitedIn(db).size > 0;
+  }
+
+  /** the interest keys ('k<db>:<key>') of db waited on anywhere (db -1: of every db) */
+  private waitedIn(db: number): Set<string> {
     const prefix = db < 0 ? 'k' : `k${db}:`;
     const keys = new Set<string>();
     for (const set of [this.waiters.keys(), this.otherKeys, this.remoteKeys]) for (const k of set) if (k.startsWith(prefix)) keys.add(k);
-    for (const k of keys) {
-      const colon = k.indexOf(':');
-      this.wake(Number(k.slice(1, colon)), Buffer.from(k.slice(colon + 1), 'latin1'));
-    }
+    return keys;
   }
 
   private checkKeysWanted(): void {

@@ -56,7 +56,11 @@ export interface HubOptions {
   killScripts?: (kind: ScriptKind) => void;
 }
 
-const kDefaults = { ackTimeoutMs: 1000, keyLingerMs: 30_000 };
+// keyLingerMs: a loop that re-blocks at once (a BRPOP timed out or served: one client round trip,
+// well under 1 ms) keeps its key registered; one that lingers costs every push to the key on
+// another instance a NOTIFY and a wait for this instance's S answer, and holds the pusher's
+// pipelined commands meanwhile (push-gate.ts): so not 30 s (the old value) but 250 ms
+const kDefaults = { ackTimeoutMs: 1000, keyLingerMs: 250 };
 
 export class BusHub {
   private readonly ports = new Map<number, HubPort>();
@@ -68,6 +72,8 @@ export class BusHub {
   private readonly acks = new Map<number, { left: Set<number>; done: () => void }>();
   private readonly linger = new Map<string, NodeJS.Timeout>();
   private readonly registered = new Set<string>();
+  /** registrations not yet acknowledged by every other instance (link.addInterest in flight) */
+  private readonly registering = new Map<string, Promise<void>>();
   private nextAck = 1;
   private readonly opts: Required<Omit<HubOptions, 'killScripts'>>;
 
@@ -191,6 +197,11 @@ export class BusHub {
     await this.sendViews(views, key);
     if (before === 0 && after > 0) await this.register(key);
     else if (before > 0 && after === 0) this.unregister(key);
+    // another holder of the process made the key's registration and it is still in flight: this
+    // one waits for it too, or its BLPOP/SUBSCRIBE would count as known to every instance while a
+    // push there still went nowhere (the second of two XREAD BLOCKs on one key never woke: a
+    // blocking.test flake at load 17–30)
+    else if (after > 0) await this.registering.get(key);
   }
 
   private entry(key: string, v: number): ViewEntry {
@@ -242,9 +253,13 @@ export class BusHub {
       clearTimeout(t);
       this.linger.delete(key);
     }
-    if (this.registered.has(key)) return;
+    if (this.registered.has(key)) return this.registering.get(key);
     this.registered.add(key);
-    await this.link?.addInterest(key);
+    const acked = this.link?.addInterest(key);
+    if (acked === undefined) return;
+    this.registering.set(key, acked);
+    await acked;
+    if (this.registering.get(key) === acked) this.registering.delete(key);
   }
 
   private unregister(key: string): void {
@@ -253,10 +268,11 @@ export class BusHub {
       this.linger.delete(key);
       if (this.total(key) > 0) return;
       this.registered.delete(key);
+      this.registering.delete(key);
       this.link?.removeInterest(key);
     };
-    // BRPOP in a loop leaves and re-enters the same key every few seconds: keep it registered a
-    // while, so each round trip costs no interest change (at most a needless wake-up)
+    // BRPOP in a loop leaves and re-enters the same key: keep it registered a moment (keyLingerMs),
+    // so re-blocking at once costs no interest change (at most a needless wake-up meanwhile)
     if (key[0] !== 'k' || this.opts.keyLingerMs <= 0) return go();
     const t = setTimeout(go, this.opts.keyLingerMs);
     t.unref();

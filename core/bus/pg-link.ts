@@ -49,6 +49,8 @@ export interface PgLinkStats {
   transactions: number;
   itemsOut: number;
   itemsIn: number;
+  /** data notifications (D: messages, wake-ups) received from other instances */
+  dataIn: number;
   largeOut: number;
   largeIn: number;
   /** items not sent: disconnected, or the transaction failed (queue full) */
@@ -101,7 +103,7 @@ export class PgLink implements RemoteLink {
   readonly instance: string;
   readonly channel: string;
   readonly stats: PgLinkStats = {
-    connected: false, reconnects: 0, notifications: 0, transactions: 0, itemsOut: 0, itemsIn: 0, largeOut: 0, largeIn: 0,
+    connected: false, reconnects: 0, notifications: 0, transactions: 0, itemsOut: 0, itemsIn: 0, dataIn: 0, largeOut: 0, largeIn: 0,
     dropped: 0, lost: 0, lateAcks: 0, largeMissing: 0, queueUsage: 0, remoteInstances: 0, remoteKeys: 0, servedWaits: 0, servedTimeouts: 0, registrations: 0,
   };
   onItems?: (items: BusItem[]) => void;
@@ -466,7 +468,9 @@ export class PgLink implements RemoteLink {
     if (last !== undefined && h.seq > last + 1) this.stats.lost += h.seq - last - 1;
     if (last === undefined || h.seq > last) this.lastSeq.set(h.instance, h.seq);
     switch (h.type) {
-      case 'D': return this.onData(h.rest, h.instance);
+      case 'D':
+        this.stats.dataIn++;
+        return this.onData(h.rest, h.instance);
       case 'I': void this.onInterest(h.instance, h.seq, h.rest); return;
       case 'A': {
         const [to, acked] = h.rest.split(' ');
@@ -600,7 +604,10 @@ export class PgLink implements RemoteLink {
 
   private async reload(instance: string): Promise<void> {
     const r = await this.conn?.query('SELECT key FROM bus_interest WHERE instance = $1', [instance]).catch(() => undefined);
-    if (!r) return;
+    // gone meanwhile (X, or the health check): its rows were read before, applying them would
+    // bring it back for good (a race that can keep pg-link.test's ghost in a view: that test
+    // timed out once in 3 runs at load 10, not reproduced since)
+    if (!r || !this.byInstance.has(instance)) return;
     const keys = new Set<string>();
     for (let i = 0; i < r.rowCount; i++) keys.add(r.value(i, 0)!.toString('latin1'));
     await this.replace(instance, keys);

@@ -253,6 +253,44 @@ describe('RESTORE of a stream wakes blocked stream reads', () => {
   }
 });
 
+describe('a blocked XREADGROUP woken while its key is deleted and made again in one transaction', () => {
+  // RESTORE … REPLACE deletes the kv row and inserts the new one in one transaction. A woken
+  // XREADGROUP's try that waited for that row's lock found the old row gone and not the new one
+  // (READ COMMITTED: the new row is not in the waiting statement's snapshot) and answered
+  // "UNBLOCKED the stream key no longer exists" (blocking.test's RESTORE REPLACE case, once),
+  // where Redis sees the key as the command left it. Made certain here: the same DELETE + INSERT
+  // held open in a transaction of this test while the waiter's try is made to run (its instance's
+  // bus connection is cut: on reconnecting, every blocked client looks again), then an XADD.
+  it('waits on and is served by the next entry (on main: UNBLOCKED)', async () => {
+    const [member, writer] = [await client(a), await client(b)];
+    const t = `"${schema}"`;
+    await writer.call('XGROUP', 'CREATE', 'remade', 'g', '$', 'MKSTREAM');
+    member.send(encode('XREADGROUP', 'GROUP', 'g', 'm', 'BLOCK', '0', 'STREAMS', 'remade', '>'));
+    await blocked(a, 1);
+    await withPg(async (tx) => {
+      await tx.query('BEGIN');
+      await tx.query(`CREATE TEMP TABLE remade_kv ON COMMIT DROP AS SELECT * FROM ${t}.kv WHERE db = 0 AND key = 'remade'::bytea`);
+      await tx.query(`CREATE TEMP TABLE remade_g ON COMMIT DROP AS SELECT * FROM ${t}.stream_groups WHERE db = 0 AND key = 'remade'::bytea`);
+      await tx.query(`DELETE FROM ${t}.kv WHERE db = 0 AND key = 'remade'::bytea`);
+      await tx.query(`INSERT INTO ${t}.kv SELECT * FROM remade_kv`);
+      await tx.query(`INSERT INTO ${t}.stream_groups SELECT * FROM remade_g`);
+      const waiting = await withPg(async (c) => {
+        await c.query(`SELECT pg_terminate_backend(pid) FROM ${t}.bus_instances`);
+        for (let i = 0; i < 500; i++) {
+          const r = await c.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%x_readgroup%'`);
+          if (r.rows[0].n > 0) return true;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        return false;
+      });
+      await tx.query('COMMIT');
+      assert.ok(waiting, 'the woken XREADGROUP waited for the row lock');
+    });
+    assert.equal(await writer.call('XADD', 'remade', '7-0', 'f', 'v'), '7-0');
+    assert.deepEqual(await within(member.read(1), 5000), [[['remade', [['7-0', ['f', 'v']]]]]]);
+  });
+});
+
 describe('client libraries', () => {
   it('ioredis: blpop, brpoplpush, blmove, bzpopmax, bzmpop and a timeout', async () => {
     const waiter = new Redis({ port: a.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });

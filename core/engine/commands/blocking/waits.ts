@@ -15,7 +15,7 @@ import type { WriteHook } from '../../write-hook';
 import type { BlockingHost } from './blocked-call';
 import type { Session } from '../../session';
 import type { CommandSpec } from '../spec';
-import { mayWake } from './push-gate';
+import { mayWake, type Waited } from './push-gate';
 
 /**
  * Events that may make a key hold a list, a sorted set or new stream entries (Redis calls
@@ -52,19 +52,24 @@ export class BlockingWaits implements BlockingHost {
     // SWAPDB: every waiter of both dbs looks again; FLUSHDB / FLUSHALL (db -1: every db) too,
     // for the XREADGROUPs whose key went
     if (key === null) {
-      if (event === 'swapdb' || event === 'flushdb' || event === 'flushall') this.bus.wakeDb(db);
+      if (event === 'swapdb' || event === 'flushdb' || event === 'flushall') this.hold(this.bus.wakeDb(db));
     } else if (kWakeEvents.has(event)) {
-      // the writer's reply leaves once the clients this wakes in this process were served (as
-      // Redis serves them before it answers anyone); the sweeper (writer 0) holds nothing
-      const served = this.bus.wakeServed(db, key);
-      if (served !== undefined) {
-        this.hook.holdReply(this.hook.writer, served);
-        this.caught?.push(served);
-      }
+      this.hold(this.bus.wakeServed(db, key));
     }
   };
 
-  private readonly waited = (db: number, key: Buffer): boolean => this.bus.waited(db, key);
+  /** the writer's reply leaves once the clients its write woke were served (as Redis serves them
+   * before it answers anyone); the sweeper (writer 0) holds nothing */
+  private hold(served: Promise<unknown> | undefined): void {
+    if (served === undefined) return;
+    this.hook.holdReply(this.hook.writer, served);
+    this.caught?.push(served);
+  }
+
+  private readonly waited: Waited = {
+    key: (db, key) => this.bus.waited(db, key),
+    db: (db) => this.bus.waitedDb(db),
+  };
 
   /** a write to a key somebody blocks on holds its client's later commands (push-gate.ts) */
   private readonly holdsLater = (s: Session, db: number, spec: CommandSpec, argv: Buffer[]): boolean =>

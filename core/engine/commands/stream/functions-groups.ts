@@ -118,6 +118,13 @@ export function streamGroupFunctions(s: string): string[] {
        FOR j IN 1 .. CASE WHEN p_check > 0 THEN p_check ELSE n END LOOP
          p_key := p_keys[j];
          ${lockKey(s, kT, 'p_key', 'r', 'live', `${kLeave(s)} RETURN QUERY SELECT 2::int2, j, NULL::int8, NULL::int8, NULL::bytea[]; RETURN;`)}
+         -- not found: once more. A key deleted and made again in one transaction while this
+         -- waited for its row lock (RESTORE … REPLACE: DELETE, then INSERT) is not found by this
+         -- statement (the old row is gone, the new one is not in its snapshot) but by the next,
+         -- as Redis sees the key after the command; a woken XREADGROUP answered UNBLOCKED
+         IF NOT live THEN
+           ${lockKey(s, kT, 'p_key', 'r', 'live', `${kLeave(s)} RETURN QUERY SELECT 2::int2, j, NULL::int8, NULL::int8, NULL::bytea[]; RETURN;`)}
+         END IF;
          IF live THEN
            PERFORM 1 FROM ${s}.stream_groups x WHERE x.db = p_db AND x.key = p_key AND x.grp = p_grp;
          END IF;
