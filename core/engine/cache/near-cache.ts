@@ -4,16 +4,20 @@
  * epoch still hold what they held when the read was sent. Entries are keyed by the 32-bit hash
  * the slot comes from (no string made per lookup); a different key with the same hash replaces
  * the entry. Memory is bounded (--cache-max-memory, split between the workers): CLOCK eviction
- * over a ring (a hit sets `ref`; the hand gives a referenced entry a second chance) and, once
- * full, frequency admission: every lookup counts its key in a small sketch (two one-byte
- * counters, halved every 8M accesses), and a missed key is kept only if it was asked for more
- * often than the entry the hand would evict. A keyspace larger than the cache then keeps its hot
- * keys, and a cold miss costs a hash and two counter reads: nothing is copied, nothing evicted.
- * docs/cache.md has the numbers.
+ * over a ring (a hit sets `ref`; the hand gives a referenced entry a second chance).
+ *
+ * Admission is decided when the key misses, before its read is queued, so a miss that will not
+ * be kept costs nothing more than the lookup: its op is not tagged, its read is the plain one
+ * (no expiry column, no fill call, no copy). A key is tagged for a fill only on its second miss
+ * within the doorkeeper's window (a bitmap in the version table's SharedArrayBuffer, shared by
+ * the workers), and once the cache is full only if the frequency sketch (two one-byte counters,
+ * halved every 8M lookups) says it was asked for more often than the entry the hand would evict.
+ * A cold or uniform keyspace larger than the cache then fills almost nothing. docs/cache.md has
+ * the numbers.
  */
 import { kAbsent, type ReadFill, type ReadOp } from '../ops';
 import type { Reply } from '../reply';
-import type { VersionTable } from './version-table';
+import { kDoorWindow, type VersionTable } from './version-table';
 
 /** what an entry costs besides its key and value bytes (object, Map slot, Buffer headers), measured roughly */
 const kEntryOverhead = 160;
@@ -41,7 +45,7 @@ export interface CacheStats {
   invalidations: number;
   /** entries dropped for room */
   evictions: number;
-  /** misses not kept: full and first seen (admission), or a value over the size limit */
+  /** misses not kept: a first miss (doorkeeper), full and asked for no more often than the victim, or a value over the size limit */
   rejected: number;
   entries: number;
   bytes: number;
@@ -60,6 +64,8 @@ export class NearCache implements ReadFill {
   private hand = 0;
   private readonly sketch = new Uint8Array(kSketch);
   private counted = 0;
+  /** first misses this worker marked in the doorkeeper since it last cleared it */
+  private doorMarked = 0;
 
   /** maxBytes: this worker's share; maxValue: larger values are not cached */
   constructor(readonly table: VersionTable, public maxBytes: number, public maxValue: number) {}
@@ -83,6 +89,10 @@ export class NearCache implements ReadFill {
         return true;
       }
       this.stats.misses++;
+      if (!this.admits(h)) {
+        this.stats.rejected++;
+        return false;
+      }
       op.cache = this;
       op.cacheEpoch = epoch;
       op.cacheVersion = t.version(t.slotOf(h));
@@ -106,12 +116,48 @@ export class NearCache implements ReadFill {
       return true;
     }
     this.stats.misses += keys.length;
+    // one tag for the op: its keys are filled if any of them is admitted (fill decides room)
+    let admit = false;
+    for (let i = 0; i < keys.length; i++) if (this.admits(t.hash(op.db, keys[i]))) admit = true;
+    if (!admit) {
+      this.stats.rejected += keys.length;
+      return false;
+    }
     const versions = new Int32Array(keys.length);
     for (let i = 0; i < keys.length; i++) versions[i] = t.version(t.slotOf(t.hash(op.db, keys[i])));
     op.cache = this;
     op.cacheEpoch = epoch;
     op.cacheVersions = versions;
     return false;
+  }
+
+  /**
+   * Whether a miss of the key with hash h is worth a fill: its second miss in the doorkeeper's
+   * window, and, once the cache is full, asked for more often than the entry at the hand.
+   */
+  private admits(h: number): boolean {
+    if (!this.table.seenBefore(h)) {
+      if (++this.doorMarked >= kDoorWindow) {
+        this.doorMarked = 0;
+        this.table.clearDoor();
+      }
+      return false;
+    }
+    const n = this.map.size;
+    if (n === 0 || this.stats.bytes + this.stats.bytes / n <= this.maxBytes) return true;
+    const victim = this.peekVictim();
+    return victim === undefined || this.frequency(h) > this.frequency(victim.h);
+  }
+
+  /** the first entry at or after the hand (no ref cleared, nothing moved) */
+  private peekVictim(): Entry | undefined {
+    const ring = this.ring;
+    for (let i = 0, at = this.hand; i < 8; i++, at++) {
+      if (at >= ring.length) at = 0;
+      const e = ring[at];
+      if (e !== null && e !== undefined) return e;
+    }
+    return undefined;
   }
 
   private live(h: number, db: number, key: Buffer, epoch: number): Entry | undefined {
