@@ -136,6 +136,14 @@ describe('CLIENT TRACKING vs redis-server', () => {
       s('B', ['PFADD', 'hll', 'a']), // no register changed: nothing
       s('B', ['PFCOUNT', 'hll', 'other']), // several keys: nothing is rewritten
       s('B', ['PFADD', 'hll', 'e'], ['PFCOUNT', 'hll']),
+      s('A', ['GET', 'hll']),
+      s('B', ['PFADD', 'hll', 'f']),
+      s('A', ['GET', 'hll']),
+      s('B', ['EVAL', "return redis.call('pfcount', KEYS[1])", '1', 'hll']), // a script's PFCOUNT rewrites too
+      s('A', ['GET', 'hll']),
+      s('B', ['PFADD', 'hll', 'g']),
+      s('A', ['GET', 'hll']),
+      s('B', ['MULTI'], ['PFCOUNT', 'hll'], ['EXEC']), // and one in a transaction
     ]);
   });
 

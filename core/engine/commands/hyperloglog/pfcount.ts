@@ -33,9 +33,9 @@ const kRewrote = 8;
 /**
  * The write hook's report of a PFCOUNT that rewrote its key's cached cardinality: 'modified', a
  * name with no keyspace event (Redis sends none: its pfcountCommand calls signalModifiedKey, not
- * notifyKeyspaceEvent), which CLIENT TRACKING turns into an invalidation as Redis does. Inside
- * MULTI or a script the statement's status is not kept (note undefined): reported then too, an
- * invalidation Redis might not send rather than one missed.
+ * notifyKeyspaceEvent), which CLIENT TRACKING turns into an invalidation as Redis does. Where
+ * the statement's status is not kept (note undefined: answered without the lane) it is reported
+ * too: an invalidation Redis might not send rather than one missed.
  */
 export function pfcountEvents(emit: Emit, db: number, argv: Buffer[], _reply: Reply, note: unknown): void {
   if (argv.length === 2 && note !== 0) emit(db, 'modified', argv[1], false);
