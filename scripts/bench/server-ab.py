@@ -8,11 +8,16 @@ every other round. Prints req/s, node CPU and Postgres CPU us per request (utime
 env: PORT_BASE (47600), OUT (/tmp/h17-abx: data dirs, logs), PREFILL (benchmark args run once on each
 first), SHARED_PG=1 (every PostRESP after the first uses the first one's Postgres, a schema each: the
 two embedded servers' own differences drop out), CONCURRENT=1 (all servers loaded at the same time
-each round: other load on the machine hits them alike; Postgres CPU not split then)."""
+each round: other load on the machine hits them alike; Postgres CPU not split then), HARNESS=TREE (run
+TREE/dist/harness/cli.js instead of redis-benchmark, for its --key-distribution zipf:S; same CSV)."""
 import os, subprocess, sys, time, re, statistics, signal
 reps = int(sys.argv[1]); bargs = sys.argv[2]; specs = sys.argv[3:]
 tck = os.sysconf('SC_CLK_TCK'); base = int(os.environ.get('PORT_BASE', '47600')); out = os.environ.get('OUT', '/tmp/h17-abx')
 prefill = os.environ.get('PREFILL', '')
+harness = os.environ.get('HARNESS')
+def bench_cmd(port, extra):
+    if harness: return ['node', f'{harness}/dist/harness/cli.js', '--no-autostart', '-p', str(port)] + extra
+    return ['redis-benchmark', '-p', str(port)] + extra
 def cpu(pid):
     try:
         f = open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split(); return (int(f[11]) + int(f[12])) / tck
@@ -54,14 +59,14 @@ try:
         for _ in range(120):
             if subprocess.run(['redis-cli', '-p', str(port), 'ping'], capture_output=True, text=True).stdout.strip() == 'PONG': break
             time.sleep(1)
-        if prefill: subprocess.run(['redis-benchmark', '-p', str(port), '-q'] + prefill.split(), capture_output=True)
+        if prefill: subprocess.run(bench_cmd(port, ['-q'] + prefill.split()), capture_output=True)
     n = int(re.search(r'-n (\d+)', bargs).group(1)); res = {}; loads = []
     if os.environ.get('CONCURRENT'):
         # every server loaded at the same time: the machine's other load hits them alike
         for r in range(reps):
             owner = servers[0][1].pid if os.environ.get('SHARED_PG') else None
             c0 = {name: cpu(p.pid) for name, p, _, _ in servers}
-            ps = {name: subprocess.Popen(['redis-benchmark', '-p', str(port), '--csv'] + bargs.split(), stdout=subprocess.PIPE, text=True) for name, p, port, _ in servers}
+            ps = {name: subprocess.Popen(bench_cmd(port, ['--csv'] + bargs.split()), stdout=subprocess.PIPE, text=True) for name, p, port, _ in servers}
             outs = {name: q.communicate()[0] for name, q in ps.items()}
             for name, p, port, isr in servers:
                 m = re.search(r'^"[^"]+","([\d.]+)"', outs[name].split('\n', 1)[1], re.M)
@@ -73,7 +78,7 @@ try:
             owner = servers[0][1].pid if os.environ.get('SHARED_PG') else p.pid
             pg = [] if isr else pg_pids(owner)
             c0 = cpu(p.pid); g0 = sum(cpu(x) for x in pg)
-            o = subprocess.run(['redis-benchmark', '-p', str(port), '--csv'] + bargs.split(), capture_output=True, text=True).stdout
+            o = subprocess.run(bench_cmd(port, ['--csv'] + bargs.split()), capture_output=True, text=True).stdout
             c1 = cpu(p.pid); g1 = 0 if isr else sum(cpu(x) for x in pg_pids(owner))
             m = re.search(r'^"[^"]+","([\d.]+)"', o.split('\n', 1)[1], re.M)
             res.setdefault(name, []).append((float(m.group(1)) if m else 0, (c1 - c0) * 1e6 / n, (g1 - g0) * 1e6 / n))
@@ -83,5 +88,12 @@ try:
     for name, *_ in servers:
         xs = res[name]; md = lambda i: statistics.median(x[i] for x in xs)
         print(f'{name:>10}: {md(0):9.0f} req/s ({md(0)/ref:.3f} of {servers[0][0]})  node {md(1):5.2f} us  pg {md(2):5.2f} us   raw {[round(x[0]) for x in xs]} node {[round(x[1],2) for x in xs]}')
+    for name, p, port, isr in servers:
+        if isr: continue
+        t = subprocess.run(['redis-cli', '-p', str(port), 'info', 'cache'], capture_output=True, text=True).stdout
+        g = lambda k: int(re.search(k + r':(\d+)', t).group(1)) if re.search(k + r':(\d+)', t) else 0
+        if g('cache_hits') + g('cache_misses') > 0:
+            print(f'{name:>10}: cache hit ratio {g("cache_hits") / (g("cache_hits") + g("cache_misses")):.3f} over every run ({g("cache_hits")} hits,'
+                  f' {g("cache_misses")} misses), fills {g("cache_fills")}, evictions {g("cache_evictions")}, entries {g("cache_entries")}, bytes {g("cache_bytes")}')
 finally:
     for _, p, _, _ in servers: os.killpg(p.pid, signal.SIGTERM)

@@ -122,6 +122,31 @@ describe('CLIENT TRACKING vs redis-server', () => {
     ]);
   });
 
+  it('PFCOUNT that rewrites the cached cardinality invalidates, a PFCOUNT that finds it valid does not (signalModifiedKey)', async () => {
+    await compare(['A', 'B'], [
+      s('A', ['HELLO', '3'], ['CLIENT', 'TRACKING', 'on']),
+      s('B', ['PFADD', 'hll', 'a', 'b', 'c']),
+      s('A', ['GET', 'hll']),
+      s('B', ['PFCOUNT', 'hll']), // the cache was stale after PFADD: rewritten, invalidated
+      s('A', ['GET', 'hll']),
+      s('B', ['PFCOUNT', 'hll']), // valid now: nothing
+      s('B', ['PFADD', 'hll', 'd']),
+      s('A', ['PFCOUNT', 'hll']), // its own read rewrites it: invalidated after its reply
+      s('A', ['GET', 'hll']),
+      s('B', ['PFADD', 'hll', 'a']), // no register changed: nothing
+      s('B', ['PFCOUNT', 'hll', 'other']), // several keys: nothing is rewritten
+      s('B', ['PFADD', 'hll', 'e'], ['PFCOUNT', 'hll']),
+      s('A', ['GET', 'hll']),
+      s('B', ['PFADD', 'hll', 'f']),
+      s('A', ['GET', 'hll']),
+      s('B', ['EVAL', "return redis.call('pfcount', KEYS[1])", '1', 'hll']), // a script's PFCOUNT rewrites too
+      s('A', ['GET', 'hll']),
+      s('B', ['PFADD', 'hll', 'g']),
+      s('A', ['GET', 'hll']),
+      s('B', ['MULTI'], ['PFCOUNT', 'hll'], ['EXEC']), // and one in a transaction
+    ]);
+  });
+
   it('RESP2 with REDIRECT to a connection subscribed to __redis__:invalidate; a redirect to one that closed is broken', async () => {
     await compare(['A', 'R', 'B', 'R3'], [
       s('R', ['SUBSCRIBE', '__redis__:invalidate']),

@@ -4,23 +4,38 @@
  * epoch still hold what they held when the read was sent. Entries are keyed by the 32-bit hash
  * the slot comes from (no string made per lookup); a different key with the same hash replaces
  * the entry. Memory is bounded (--cache-max-memory, split between the workers): CLOCK eviction
- * over a ring (a hit sets `ref`; the hand gives a referenced entry a second chance) and, once
- * full, frequency admission: every lookup counts its key in a small sketch (two one-byte
- * counters, halved every 8M accesses), and a missed key is kept only if it was asked for more
- * often than the entry the hand would evict. A keyspace larger than the cache then keeps its hot
- * keys, and a cold miss costs a hash and two counter reads: nothing is copied, nothing evicted.
- * docs/cache.md has the numbers.
+ * over a ring (a hit sets `ref`; the hand gives a referenced entry a second chance).
+ *
+ * Admission is decided when the key misses, before its read is queued, so a miss that will not
+ * be kept costs nothing more than the lookup: its op is not tagged, its read is the plain one
+ * (no expiry column, no fill call, no copy). A key is tagged for a fill only on its second miss
+ * within the doorkeeper's window (a bitmap in the version table's SharedArrayBuffer, shared by
+ * the workers), and once the cache is full only if the frequency sketch (two one-byte counters,
+ * halved every 8M lookups) says it was asked for more often than the entry the hand would evict.
+ * A cold or uniform keyspace larger than the cache then fills almost nothing. docs/cache.md has
+ * the numbers.
  */
 import { kAbsent, type ReadFill, type ReadOp } from '../ops';
 import type { Reply } from '../reply';
-import type { VersionTable } from './version-table';
+import { kDoorWindow, type VersionTable } from './version-table';
 
 /** what an entry costs besides its key and value bytes (object, Map slot, Buffer headers), measured roughly */
 const kEntryOverhead = 160;
-/** frequency sketch counters (one byte each, saturating at 15): 1 MB a worker */
-const kSketch = 1 << 20;
+/**
+ * frequency sketch counters (one byte each, saturating at 15): 256 KB a worker. A key's two
+ * counters lie in one 64-byte line, so a lookup's count is one memory access, not two (the 1 MB
+ * sketch with independent places was two cache misses a GET beside the version table's).
+ */
+const kSketch = 1 << 18;
 /** counters are halved after this many recorded accesses, so old popularity fades */
-const kSketchWindow = 8 * kSketch;
+const kSketchWindow = 32 * kSketch;
+
+/** bits of the presence filter (a power of two): 64k entries leave 6% of absent keys looking present */
+const kPresentLog = 20;
+const kPresentBits = 1 << kPresentLog;
+
+/** the Map's key: 30 bits of the hash, a small integer (a uint32 over 2^30 was a heap number each lookup) */
+const kMapKey = 0x3fffffff;
 
 class Entry {
   ref = false;
@@ -41,7 +56,7 @@ export interface CacheStats {
   invalidations: number;
   /** entries dropped for room */
   evictions: number;
-  /** misses not kept: full and first seen (admission), or a value over the size limit */
+  /** misses not kept: a first miss (doorkeeper), full and asked for no more often than the victim, or a value over the size limit */
   rejected: number;
   entries: number;
   bytes: number;
@@ -60,6 +75,18 @@ export class NearCache implements ReadFill {
   private hand = 0;
   private readonly sketch = new Uint8Array(kSketch);
   private counted = 0;
+  /** first misses this worker marked in the doorkeeper since it last cleared it */
+  private doorMarked = 0;
+  /**
+   * Which hashes may have an entry: a bit each (2^20 bits, 128 KB, in L2), set by a fill and
+   * rebuilt from the map once as many entries went as it holds. A miss whose bit is clear costs
+   * the hash and one read of this, instead of a Map lookup that touched the table, the entry and
+   * its key's bytes (three to four cache misses over a heap of 64k entries: in `perf record` of
+   * heavy GETs, serve and its key compare were 11% of the worker's CPU).
+   */
+  private readonly present = new Int32Array(kPresentBits >>> 5);
+  /** entries dropped since the filter was last rebuilt */
+  private presentStale = 0;
 
   /** maxBytes: this worker's share; maxValue: larger values are not cached */
   constructor(readonly table: VersionTable, public maxBytes: number, public maxValue: number) {}
@@ -75,14 +102,19 @@ export class NearCache implements ReadFill {
     const key = op.key;
     if (key !== null) {
       const h = t.hash(op.db, key);
-      this.count(h);
-      const e = this.live(h, op.db, key, epoch);
+      // most misses stop at the filter: no Map lookup, no entry or key bytes touched
+      const e = this.mayHold(h) ? this.live(h, op.db, key, epoch) : undefined;
       if (e !== undefined) {
+        this.count(h);
         this.stats.hits++;
         op.settle(op.reply(e.type, e.value));
         return true;
       }
       this.stats.misses++;
+      if (!this.admits(h)) {
+        this.stats.rejected++;
+        return false;
+      }
       op.cache = this;
       op.cacheEpoch = epoch;
       op.cacheVersion = t.version(t.slotOf(h));
@@ -93,12 +125,12 @@ export class NearCache implements ReadFill {
     let all = true;
     for (let i = 0; i < keys.length && all; i++) {
       const h = t.hash(op.db, keys[i]);
-      this.count(h);
-      const e = this.live(h, op.db, keys[i], epoch);
+      const e = this.mayHold(h) ? this.live(h, op.db, keys[i], epoch) : undefined;
       if (e === undefined) all = false;
       else found[i] = e;
     }
     if (all) {
+      for (let i = 0; i < keys.length; i++) this.count(found[i].h);
       this.stats.hits += keys.length;
       const out: Reply[] = new Array(keys.length);
       for (let i = 0; i < keys.length; i++) out[i] = op.reply(found[i].type, found[i].value);
@@ -106,6 +138,13 @@ export class NearCache implements ReadFill {
       return true;
     }
     this.stats.misses += keys.length;
+    // one tag for the op: its keys are filled if any of them is admitted (fill decides room)
+    let admit = false;
+    for (let i = 0; i < keys.length; i++) if (this.admits(t.hash(op.db, keys[i]))) admit = true;
+    if (!admit) {
+      this.stats.rejected += keys.length;
+      return false;
+    }
     const versions = new Int32Array(keys.length);
     for (let i = 0; i < keys.length; i++) versions[i] = t.version(t.slotOf(t.hash(op.db, keys[i])));
     op.cache = this;
@@ -114,9 +153,58 @@ export class NearCache implements ReadFill {
     return false;
   }
 
+  /**
+   * Whether a miss of the key with hash h is worth a fill: its second miss in the doorkeeper's
+   * window, and, once the cache is full, asked for more often than the entry at the hand.
+   */
+  private admits(h: number): boolean {
+    if (!this.table.seenBefore(h)) {
+      if (++this.doorMarked >= kDoorWindow) {
+        this.doorMarked = 0;
+        this.table.clearDoor();
+      }
+      return false;
+    }
+    // TinyLFU's order: the doorkeeper takes a key's first access, the sketch counts the rest
+    this.count(h);
+    const n = this.map.size;
+    if (n === 0 || this.stats.bytes + this.stats.bytes / n <= this.maxBytes) return true;
+    const victim = this.peekVictim();
+    return victim === undefined || this.frequency(h) > this.frequency(victim.h);
+  }
+
+  /** the first entry at or after the hand (no ref cleared, nothing moved) */
+  private peekVictim(): Entry | undefined {
+    const ring = this.ring;
+    for (let i = 0, at = this.hand; i < 8; i++, at++) {
+      if (at >= ring.length) at = 0;
+      const e = ring[at];
+      if (e !== null && e !== undefined) return e;
+    }
+    return undefined;
+  }
+
+  private mayHold(h: number): boolean {
+    const b = presentBit(h);
+    return (this.present[b >>> 5] & (1 << (b & 31))) !== 0;
+  }
+
+  private markPresent(h: number): void {
+    const b = presentBit(h);
+    this.present[b >>> 5] |= 1 << (b & 31);
+  }
+
+  /** as many entries went as the filter holds: its bits are rebuilt from the map (64k entries: ~1 ms, once per 64k drops) */
+  private dropped(): void {
+    if (++this.presentStale < 1024 || this.presentStale < this.map.size) return;
+    this.presentStale = 0;
+    this.present.fill(0);
+    for (const e of this.map.values()) this.markPresent(e.h);
+  }
+
   private live(h: number, db: number, key: Buffer, epoch: number): Entry | undefined {
-    const e = this.map.get(h);
-    if (e === undefined || e.db !== db || !e.key.equals(key)) return undefined;
+    const e = this.map.get(h & kMapKey);
+    if (e === undefined || e.db !== db || !sameBytes(e.key, key)) return undefined;
     if (e.epoch !== epoch || this.table.version(e.slot) !== e.version || (e.exp !== 0 && e.exp <= Date.now())) {
       this.stats.invalidations++;
       this.drop(e);
@@ -141,7 +229,7 @@ export class NearCache implements ReadFill {
     }
     const kept = type === kAbsent || value !== null ? value : null;
     const bytes = kEntryOverhead + key.length + (kept?.length ?? 0);
-    const old = this.map.get(h);
+    const old = this.map.get(h & kMapKey);
     if (old !== undefined) this.drop(old);
     if (this.stats.bytes + bytes > this.maxBytes && !this.makeRoom(h, bytes)) {
       this.stats.rejected++;
@@ -150,7 +238,8 @@ export class NearCache implements ReadFill {
     const e = new Entry(h, db, copy(key), type, kept === null ? null : copy(kept), exp, slot, version, epoch, bytes);
     e.at = this.free.length > 0 ? this.free.pop()! : this.ring.length;
     this.ring[e.at] = e;
-    this.map.set(h, e);
+    this.map.set(h & kMapKey, e);
+    this.markPresent(h);
     this.stats.fills++;
     this.stats.entries = this.map.size;
     this.stats.bytes += bytes;
@@ -159,8 +248,8 @@ export class NearCache implements ReadFill {
   /** A lookup of the key with hash h: its two counters (conservative update: only the smaller moves). */
   private count(h: number): void {
     const s = this.sketch;
-    const a = h & (kSketch - 1);
-    const b = (Math.imul(h, 0x9e3779b1) >>> 12) & (kSketch - 1);
+    const a = counterA(h);
+    const b = counterB(h);
     const m = s[a] < s[b] ? s[a] : s[b];
     if (m < 15) {
       if (s[a] === m) s[a] = m + 1;
@@ -174,8 +263,8 @@ export class NearCache implements ReadFill {
 
   private frequency(h: number): number {
     const s = this.sketch;
-    const a = s[h & (kSketch - 1)];
-    const b = s[(Math.imul(h, 0x9e3779b1) >>> 12) & (kSketch - 1)];
+    const a = s[counterA(h)];
+    const b = s[counterB(h)];
     return a < b ? a : b;
   }
 
@@ -203,7 +292,8 @@ export class NearCache implements ReadFill {
   }
 
   private drop(e: Entry): void {
-    this.map.delete(e.h);
+    this.map.delete(e.h & kMapKey);
+    this.dropped();
     this.ring[e.at] = null;
     this.free.push(e.at);
     this.stats.bytes -= e.bytes;
@@ -218,12 +308,38 @@ export class NearCache implements ReadFill {
 
   clear(): void {
     this.map.clear();
+    this.present.fill(0);
+    this.presentStale = 0;
     this.ring.length = 0;
     this.free.length = 0;
     this.hand = 0;
     this.stats.bytes = 0;
     this.stats.entries = 0;
   }
+}
+
+/** a hash's bit in the presence filter: the top bits after a multiply (the Map and the slot use its low bits) */
+function presentBit(h: number): number {
+  return Math.imul(h, 0x9e3779b1) >>> (32 - kPresentLog);
+}
+
+/** the key's line of 64 counters (bits 8–19 of its hash) and its first counter there (bits 0–5) */
+function counterA(h: number): number {
+  return (((h >>> 8) << 6) & (kSketch - 1)) | (h & 63);
+}
+
+/** its second counter in the same line (bits 26–31) */
+function counterB(h: number): number {
+  return (((h >>> 8) << 6) & (kSketch - 1)) | (h >>> 26);
+}
+
+/** keys are short: a byte loop beats Buffer#equals's call into C++ (a tenth of the lookup's time in a profile) */
+function sameBytes(a: Buffer, b: Buffer): boolean {
+  const n = a.length;
+  if (n !== b.length) return false;
+  if (n > 64) return a.equals(b);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** a copy the cache owns: argv and result rows are views into buffers that are reused */

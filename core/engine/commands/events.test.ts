@@ -12,9 +12,11 @@ import { kNullArray, RespSet } from '../reply';
 const specs = allCommands().flatMap((s) => [s, ...s.subcommands ?? []]);
 
 describe('keyspace events in the command table', () => {
-  it('every write command declares events, and only write commands do', () => {
+  it('every write command declares events, and only write commands (and PFCOUNT) do', () => {
     const undeclared = specs.filter((s) => s.flags.includes('write') && s.events === undefined).map((s) => s.name);
-    const stray = specs.filter((s) => !s.flags.includes('write') && s.events !== undefined).map((s) => s.name);
+    // PFCOUNT: readonly, but it may rewrite its key's cached cardinality (Redis's signalModifiedKey,
+    // no keyspace event): its events function reports 'modified' for CLIENT TRACKING
+    const stray = specs.filter((s) => !s.flags.includes('write') && s.events !== undefined && s.name !== 'pfcount').map((s) => s.name);
     assert.deepEqual(undeclared, [], `write commands without events: ${undeclared.join(', ')}`);
     assert.deepEqual(stray, [], `commands declaring events without the write flag: ${stray.join(', ')}`);
   });

@@ -206,6 +206,7 @@ export class Tracker implements Subscriber {
     if (t.bcast) return;
     // OPTIN remembers only after CLIENT CACHING yes, OPTOUT all but after CLIENT CACHING no
     if ((t.optin && !t.caching) || (t.optout && t.caching)) return;
+    if (spec.name === 'pfcount' && argv.length === 2) (this.table.has(argv[1], c.id) ? this.countTracked : this.countFresh).add(argv[1]);
     // EVAL_RO and FCALL_RO are flagged readonly: a script is tracked by what it calls
     if (kScripts.has(spec.name)) t.script = { spec, argv };
     else if ((spec.flagBits & kFlagReadonly) !== 0) this.rememberKeys(c.id, spec, argv);
@@ -249,7 +250,8 @@ export class Tracker implements Subscriber {
     }
     // the sweeper tells every listening worker: worker 0 speaks for the process
     if (event === 'expired' && this.workerIndex !== 0) return;
-    this.invalidate(key, this.hook.writer);
+    if (event === 'modified') this.counted(key, this.hook.writer);
+    else this.invalidate(key, this.hook.writer);
     this.publish(kKeysChannel, key);
   };
 
@@ -320,6 +322,34 @@ export class Tracker implements Subscriber {
     const ids = this.table.take(key);
     if (ids !== undefined) this.sendKey(key, ids, by);
   }
+
+  /**
+   * A PFCOUNT rewrote key's cached cardinality ('modified'): Redis's signalModifiedKey during the
+   * command, then the read's trackingRememberKeys after it. So its client, if it did not track the
+   * key before (countFresh), is not told and keeps the key tracked; if it did (countTracked), it is
+   * told (unless NOLOOP) and tracked again. By the key's Buffer of the command's argv (one object a
+   * command; later commands pipelined behind it do not disturb it), in WeakSets: nothing to clear.
+   */
+  private counted(key: Buffer, by: number): void {
+    const fresh = this.countFresh.has(key);
+    if (!fresh && !this.countTracked.has(key)) return this.invalidate(key, by);
+    if (!fresh) {
+      this.invalidate(key, by);
+      this.table.remember(key, by);
+      return;
+    }
+    if (this.prefixes.size > 0) this.rememberBroadcast(key, by);
+    const ids = this.table.take(key);
+    if (ids !== undefined) {
+      ids.delete(by);
+      this.sendKey(key, ids, by);
+    }
+    this.table.remember(key, by);
+  }
+
+  /** the key Buffers of tracked one-key PFCOUNTs (beforeRun): whether their client tracked the key before */
+  private readonly countFresh = new WeakSet<Buffer>();
+  private readonly countTracked = new WeakSet<Buffer>();
 
   private sendKey(key: Buffer, ids: Set<number>, by: number): void {
     for (const id of ids) {

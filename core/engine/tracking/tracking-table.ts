@@ -27,6 +27,11 @@ export class TrackingTable {
     }
   }
 
+  /** whether client id is remembered for key */
+  has(key: Buffer, id: number): boolean {
+    return this.keys.get(key.toString('latin1'))?.has(id) === true;
+  }
+
   /** The ids that read key, now forgotten; undefined when nobody did. */
   take(key: Buffer): Set<number> | undefined {
     if (this.keys.size === 0) return undefined;

@@ -199,6 +199,8 @@ export function hyperloglogFunctions(s: string): string[] {
        card := ${s}.hll_estimate(h);
        FOR i IN 0 .. 7 LOOP v := set_byte(v, 8 + i, ((card >> (8 * i)) & 255)::int4); END LOOP;
        UPDATE ${s}.kv SET value = v, version = txid_current() WHERE db = p_db AND key = p_key;
+       -- counted and the cached cardinality rewritten (the value changed: Redis's signalModifiedKey)
+       status := 8;
      END $f$`,
     hllMerge(s),
     // PFDEBUG GETREG / DECODE / ENCODING / TODENSE: p_dense converts a sparse value (GETREG, TODENSE)

@@ -156,9 +156,10 @@ export class CallHost implements ScriptHost {
     }
     const finish = (reply: Reply): Buffer => {
       // every write is kept while the read cache listens (its second bump comes after the call, whatever the outcome)
-      // PFCOUNT (readonly, may_replicate) rewrites its HLL's cached cardinality: the read cache's bump only
+      // PFCOUNT (readonly, may_replicate) rewrites its HLL's cached cardinality: the read cache's
+      // bump, and CLIENT TRACKING's invalidation (its events function)
       if (probe !== undefined || (write && (server.writeHook.afterActive || (server.writeHook.active && !(reply instanceof RespError))))
-        || (!write && (bits & kFlagMayReplicate) !== 0 && server.writeHook.afterActive)) {
+        || (!write && (bits & kFlagMayReplicate) !== 0 && (server.writeHook.afterActive || server.writeHook.active))) {
         this.writes.push({ db, spec, argv, reply, note: noteOf(result), probe });
       }
       return this.encode(reply, resp);

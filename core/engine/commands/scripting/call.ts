@@ -79,8 +79,8 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
   if (out instanceof RespError) return out;
   if (hook.active && host !== undefined) {
     for (const w of host.writes) {
-      // a PFCOUNT kept for the cache's bump is not a write to report
-      if (w.probe === undefined && (w.spec.flagBits & kFlagWrite) === 0) continue;
+      // a read kept for the cache's bump is not a write to report; PFCOUNT's events say whether it rewrote
+      if (w.probe === undefined && (w.spec.flagBits & kFlagWrite) === 0 && w.spec.events === undefined) continue;
       if (w.probe !== undefined) hook.command(w.db, w.spec, w.argv, w.reply, w.note, statuses(w.probe), s.id);
       else if (!(w.reply instanceof RespError)) hook.command(w.db, w.spec, w.argv, w.reply, w.note, undefined, s.id);
     }
