@@ -282,7 +282,11 @@ export class Client implements DispatchClient {
     // destroyed: Node may have closed the descriptor already, and its number may be reused
     if (socket.writableLength === 0 && !socket.destroyed && !this.ending) {
       const n = native.sendFd(this.fd, buf);
-      if (n === buf.length) return;
+      if (n === buf.length) {
+        // the kernel has the bytes: the writer may reuse its slab (flush sends one chunk only)
+        this.writer.rewind();
+        return;
+      }
       if (n > 0) buf = buf.subarray(n);
     }
     socket.write(buf);
