@@ -108,10 +108,12 @@ describe('pub/sub across the workers of one instance', () => {
       assert.equal(String((got2[200] as Value[])[2]).length, 1024 + big.length);
       const got3 = await sub3!.read(total, 30_000);
       assert.deepEqual(got3.map((v) => seq(((v as { push: Value[] }).push)[2]!)), Array.from({ length: total }, (_, i) => i));
-      // both subscribers are on worker 1, the publisher on worker 0: most messages went straight
-      // to their sockets (a loaded machine may find a subscriber's worker busy with it now and then)
+      // the subscribers are meant for worker 1, the publisher for worker 0: their messages went
+      // straight to their sockets. The placement counts connections the primary was told of, so
+      // at a high load one of them can land on the publisher's worker (delivered there: not
+      // direct; seen once at load ~20): at least one subscriber's worth is asserted
       const direct = (await stat('postresp_pubsub_direct_writes')) - before;
-      assert.ok(direct > total, `direct writes: ${direct} of ${2 * total}`);
+      assert.ok(direct >= total, `direct writes: ${direct} of ${2 * total}`);
     } finally {
       for (const c of [pub, sub2, admin, sub3]) c?.close();
     }
