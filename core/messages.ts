@@ -96,6 +96,8 @@ export interface WorkerStats {
   scripts?: { calls: number; retries: number; lockRestarts: number; batchedCalls: number; batches: number };
   /** CLIENT TRACKING (core/engine/tracking/tracker.ts); absent before the first stats snapshot */
   tracking?: import('./engine/tracking/tracker').TrackingStats;
+  /** pub/sub messages this worker wrote to other workers' subscribers itself, and those that went through the channel (core/bus/socket-slots.ts) */
+  bus?: { directSent: number; directMissed: number };
   /** the read cache (absent with --cache off) */
   cache?: import('./engine/cache/near-cache').CacheStats & { enabled: boolean; shared?: import('./engine/cache/shared-invalidations').SharedCacheStats };
 }

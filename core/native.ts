@@ -10,6 +10,10 @@ export interface NativeAddon {
   closeFd(fd: number): void;
   /** one nonblocking send(2): bytes sent, or -errno */
   sendFd(fd: number, data: Uint8Array): number;
+  /** the socket inode of fd (unique while it is open), or -errno */
+  socketId(fd: number): number;
+  /** sendFd, or -ESTALE when fd is no longer the socket whose socketId was id */
+  sendFdIf(fd: number, id: number, data: Uint8Array): number;
   [name: string]: unknown;
 }
 

@@ -66,6 +66,16 @@ export class ReplyWriter {
     return out;
   }
 
+  /**
+   * The bytes of the last take() were copied out before it returned (a complete send(2), nothing
+   * else holds them): the slab is written from its start again instead of filling up and being
+   * replaced. A subscriber's 1 KB pushes otherwise left a 4 KiB slab to the GC every four
+   * messages: 1 KB of garbage per delivery, 200 MB/s in a 1 → 100 fan-out at 2k msgs/s.
+   */
+  rewind(): void {
+    if (this.chunks.length === 0 && this.start === this.pos) this.start = this.pos = 0;
+  }
+
   simple(text: string): void {
     this.line(PLUS, text);
   }

@@ -79,6 +79,15 @@ export class Client implements DispatchClient {
   private ending = false;
   private pausedForBackpressure = false;
   private flushQueued = false;
+  /**
+   * The socket slot (core/bus/socket-slots.ts) through which the other workers write this
+   * subscriber's channel messages themselves while it owes nothing; -1: none. `deferring`: a
+   * publisher's send was short and its rest is on its way: this client's own bytes wait in
+   * `deferred` until it was written (remainder()).
+   */
+  private slot = -1;
+  private deferring = false;
+  private deferred: Buffer[] = [];
   private readonly outputLimiter = new OutputLimiter(() => {
     if (!this.closed) this.checkOutputLimit();
   });
@@ -180,6 +189,7 @@ export class Client implements DispatchClient {
   private onData(chunk: Buffer): void {
     // one clock read per chunk, for latency and CLIENT LIST idle alike
     this.lastRead = performance.now();
+    if (this.slot >= 0) this.claim();
     this.state.stats.netInputBytes += chunk.length;
     const err = this.parser.push(chunk, this.onCommand);
     if (err !== undefined) {
@@ -238,6 +248,8 @@ export class Client implements DispatchClient {
       if (chunks.length === 1) {
         bytes = chunks[0].length;
         this.send(chunks[0]);
+      } else if (this.deferring) {
+        for (const c of chunks) { bytes += c.length; this.deferred.push(c); }
       } else {
         this.socket.cork();
         for (const c of chunks) { bytes += c.length; this.socket.write(c); }
@@ -246,6 +258,7 @@ export class Client implements DispatchClient {
       this.state.stats.netOutputBytes += bytes;
       if (this.checkOutputLimit()) return;
     }
+    if (this.slot >= 0) this.releaseIfIdle();
     if (this.closing && this.pendingReplies === 0 && !this.ending) {
       // close once the replies are out, as Redis does after QUIT: a peer that keeps its end open
       // would otherwise stay in CLIENT LIST and hold a descriptor
@@ -261,11 +274,19 @@ export class Client implements DispatchClient {
    * send) and any error go through socket.write, which queues it in order or reports the error.
    */
   private send(buf: Buffer): void {
+    if (this.deferring) {
+      this.deferred.push(buf);
+      return;
+    }
     const socket = this.socket;
     // destroyed: Node may have closed the descriptor already, and its number may be reused
     if (socket.writableLength === 0 && !socket.destroyed && !this.ending) {
       const n = native.sendFd(this.fd, buf);
-      if (n === buf.length) return;
+      if (n === buf.length) {
+        // the kernel has the bytes: the writer may reuse its slab (flush sends one chunk only)
+        this.writer.rewind();
+        return;
+      }
       if (n > 0) buf = buf.subarray(n);
     }
     socket.write(buf);
@@ -296,6 +317,7 @@ export class Client implements DispatchClient {
    */
   readonly pushFrame = (frame: Raw): boolean => {
     if (this.closed) return false;
+    if (this.slot >= 0) this.claim();
     this.replies.done(frame, false, this.proto);
     if (this.checkOutputLimit(this.writer.length)) return false;
     this.replied();
@@ -307,7 +329,43 @@ export class Client implements DispatchClient {
    * then leaves with the other bytes of this turn. undefined while closed or replies are owed.
    */
   pushWriter(): ReplyWriter | undefined {
-    return this.closed || this.replies.pending !== 0 ? undefined : this.writer;
+    if (this.closed || this.replies.pending !== 0) return undefined;
+    if (this.slot >= 0) this.claim();
+    return this.writer;
+  }
+
+  /** Subscriptions' first subscription: a socket slot, so other workers write this client's channel messages (TLS: none). */
+  directSlot(): number {
+    if (this.slot < 0 && this.send !== this.sendThroughTls && !this.closed) this.slot = this.state.bus.attachSlot(this.fd, this.proto, this);
+    return this.slot;
+  }
+
+  /** Before this thread writes or queues output: the socket is this worker's alone until releaseIfIdle. */
+  private claim(): void {
+    if (this.state.bus.slots.take(this.slot)) this.deferring = true;
+  }
+
+  /** Nothing owed, nothing queued: the other workers may write this subscriber's socket again. */
+  private releaseIfIdle(): void {
+    if (this.deferring || this.closingNow || this.flushQueued || !this.subscriptions.active) return;
+    if (this.writer.length !== 0 || this.replies.pending !== 0 || this.socket.writableLength !== 0) return;
+    this.state.bus.slots.idle(this.slot, this.proto);
+  }
+
+  /**
+   * The rest of another worker's short send to this socket (socket-slots.ts PARTIAL): it goes
+   * out first, then what this client held back meanwhile.
+   */
+  remainder(bytes: Buffer): void {
+    if (this.closed) return;
+    this.deferring = false;
+    this.socket.write(bytes);
+    for (const d of this.deferred) this.socket.write(d);
+    this.deferred = [];
+    this.state.bus.slots.remainderWritten(this.slot);
+    if (this.checkOutputLimit()) return;
+    this.flush();
+    this.checkBackpressure();
   }
 
   /**
@@ -340,6 +398,7 @@ export class Client implements DispatchClient {
 
   private readonly onDrain = (): void => {
     this.checkBackpressure();
+    if (this.slot >= 0 && !this.closed) this.releaseIfIdle();
   };
 
   holdWhile(done: PromiseLike<unknown>): void {
@@ -369,6 +428,12 @@ export class Client implements DispatchClient {
     this.closingNow = true;
     this.outputLimiter.stop();
     this.subscriptions.clear();
+    if (this.slot >= 0) {
+      // before the descriptor closes: from here no other worker writes it
+      this.state.bus.detachSlot(this.slot);
+      this.slot = -1;
+      this.deferring = false;
+    }
     this.state.tracker.closed(this);
     this.socket.destroy();
     this.blocked?.closed();

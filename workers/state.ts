@@ -248,6 +248,7 @@ export class WorkerState implements ServerContext {
         return true;
       case 'stats':
         return { ...this.stats, tracking: this.tracker.stats, lanes: this.store.lanes.map((l) => l.snapshot()), scripts: { ...this.store.scripts.stats },
+          bus: { directSent: this.bus.stats.directSent, directMissed: this.bus.stats.directMissed },
           cache: this.store.cache && { ...this.store.cache.stats, enabled: this.store.cache.table.enabled, shared: this.sharedCache?.stats } };
       case 'reset-stats':
         this.clearStats();

@@ -24,13 +24,41 @@ import { globMatch } from '../engine/glob';
 import type { ItemKind } from './codec';
 import { blockedKey, interestKey, PatternSet, type InterestKind } from './interest';
 import { forEachPacked, packItems } from './local-frame';
+import { PushBytes } from './push-bytes';
+import { kIdle, kPartial, newSlotBuffer, SocketSlots } from './socket-slots';
 import { asBuffer, compactWire, type BusToHub, type ScriptKind, type CountFrame, type HubToBus, type LocalFrame, type ViewEntry, type WireItems } from './messages';
 
 /** A subscribed client. deliver() returns false when the client is over its pubsub output limit
  * (it closes itself): the bus then drops every subscription it holds. */
 export interface Subscriber {
   deliver(kind: 'm' | 's', channel: Buffer, message: Buffer, pattern?: Buffer): boolean;
+  /** its socket slot in this worker's table (socket-slots.ts): other workers write its channel messages themselves */
+  readonly slot?: number;
 }
+
+/** The client of a socket slot: the rest of a publisher's short send, to write before anything else. */
+export interface SlotSink {
+  remainder(bytes: Buffer): void;
+}
+
+/** An item of the frame being built whose receivers on other workers include slotted subscribers. */
+interface DirectItem {
+  at: number;
+  kind: 'm' | 's';
+  channel: Buffer;
+  message: Buffer;
+  /** the view's direct list (ViewEntry.direct) */
+  targets: number[];
+  /** the other workers' receivers by the view, patterns included; and the pattern ones alone */
+  others: number;
+  patterns: number;
+  /** PUBLISH's ask for this item, its place in askOut, the workers holding a matching pattern */
+  ask: number;
+  askAt: number;
+  patternBits: number;
+}
+
+const kEstale = -116;
 
 /**
  * A client blocked on a key (waitKey): called on each wake-up; a promise when it tries again,
@@ -53,6 +81,9 @@ export interface BusStats {
   framesIn: number;
   turnsIn: number;
   countFramesOut: number;
+  /** messages written to another worker's subscriber by this one (socket-slots.ts), and those that went the channel's way instead */
+  directSent: number;
+  directMissed: number;
 }
 
 export function busChannelName(instance: string): string {
@@ -60,7 +91,16 @@ export function busChannelName(instance: string): string {
 }
 
 export class MessageBus {
-  readonly stats: BusStats = { published: 0, delivered: 0, sentLocal: 0, sentRemote: 0, received: 0, wakes: 0, framesIn: 0, turnsIn: 0, countFramesOut: 0 };
+  readonly stats: BusStats = { published: 0, delivered: 0, sentLocal: 0, sentRemote: 0, received: 0, wakes: 0, framesIn: 0, turnsIn: 0, countFramesOut: 0, directSent: 0, directMissed: 0 };
+  /** this worker's subscribers whose sockets the other workers write themselves */
+  readonly slots = new SocketSlots(newSlotBuffer());
+  private readonly slotSinks = new Map<number, SlotSink>();
+  /** the other workers' slot tables, by index */
+  private tables: (SocketSlots | undefined)[] = [];
+  /** channel key → the view's direct list (ViewEntry.direct) */
+  private readonly direct = new Map<string, number[]>();
+  private directItems: DirectItem[] = [];
+  private readonly pushBytes = new PushBytes();
   private readonly own = new Map<string, Set<Subscriber>>();
   private readonly ownPatterns = new Map<string, { pattern: Buffer; subs: Set<Subscriber> }>();
   private readonly waiters = new Map<string, Set<KeyWaiter>>();
@@ -105,7 +145,7 @@ export class MessageBus {
     this.channel.onmessage = (e) => this.onChannel((e as { data: LocalFrame | CountFrame }).data);
     // a BroadcastChannel keeps the loop alive; the worker's sockets and lanes already do
     (this.channel as unknown as { unref(): void }).unref();
-    port.postMessage({ type: 'bus', op: 'hello' });
+    port.postMessage({ type: 'bus', op: 'hello', slots: this.slots.buffer });
   }
 
   close(): void {
@@ -138,8 +178,15 @@ export class MessageBus {
     const key = interestKey(shard ? 's' : 'c', channel);
     const kind: 'm' | 's' = shard ? 's' : 'm';
     const n = this.deliverOwn(kind, key, channel, message);
-    const others = (this.others.get(key) ?? 0) + (shard ? 0 : this.otherPatterns.matches(channel));
-    if (others > 0) this.queue(this.localOut, kind, 0, channel, message);
+    const patterns = shard ? 0 : this.otherPatterns.matches(channel);
+    const others = (this.others.get(key) ?? 0) + patterns;
+    if (others > 0) {
+      const direct = this.direct.get(key);
+      if (direct !== undefined) {
+        this.directItems.push({ at: this.localOut.length / 4, kind, channel, message, targets: direct, others, patterns, ask: 0, askAt: -1, patternBits: 0 });
+      }
+      this.queue(this.localOut, kind, 0, channel, message);
+    }
     if (this.remote.has(key) || (!shard && this.remotePatterns.matches(channel) > 0)) this.queue(this.remoteOut, kind, 0, channel, message);
     this.sentOthers = others;
     return n;
@@ -173,7 +220,14 @@ export class MessageBus {
     const at = this.localOut.length / 4;
     const own = this.send(channel, message, shard);
     if (this.localOut.length / 4 === at) return own + this.sentOthers; // not queued: nobody else by the view
-    return this.ask(at, bits, own);
+    const asked = this.ask(at, bits, own);
+    const d = this.directItems[this.directItems.length - 1];
+    if (d !== undefined && d.at === at) {
+      d.ask = this.nextAsk - 1;
+      d.askAt = this.askOut.length - 3;
+      d.patternBits = shard ? 0 : this.otherPatterns.holdersOf(channel);
+    }
+    return asked;
   }
 
   /** Asks the workers of `bits` about item `at` of the frame being built: resolves with n plus their answers. */
@@ -305,17 +359,25 @@ export class MessageBus {
     }
   }
 
-  /** One frame per path per turn of the event loop: a pipeline of PUBLISHes is one message. */
+  /**
+   * One frame per path per turn of the event loop: a pipeline of PUBLISHes is one message. The
+   * other workers' slotted subscribers are written here first (flushDirect): when that reached
+   * every receiver, nothing is posted and no other thread wakes.
+   */
   private flush(): void {
     this.flushQueued = false;
     if (this.localOut.length > 0) {
-      this.stats.sentLocal += this.localOut.length / 4;
-      const frame: LocalFrame = { from: this.workerIndex, bytes: packItems(this.localOut) };
-      if (this.askOut.length > 0) {
-        frame.asks = this.askOut;
-        this.askOut = [];
+      const items = this.localOut.length / 4;
+      this.stats.sentLocal += items;
+      const frame: LocalFrame = { from: this.workerIndex, bytes: kNoBytes };
+      let post = this.directItems.length < items;
+      if (this.directItems.length > 0 && this.flushDirect(frame)) post = true;
+      if (post) {
+        frame.bytes = packItems(this.localOut);
+        if (this.askOut.length > 0) frame.asks = this.askOut;
+        this.channel.postMessage(frame);
       }
-      this.channel.postMessage(frame);
+      this.askOut = [];
       this.localOut = [];
     }
     if (this.remoteOut.length > 0) {
@@ -323,6 +385,118 @@ export class MessageBus {
       this.port.postMessage({ type: 'bus', op: 'out', items: compactWire(this.remoteOut) });
       this.remoteOut = [];
     }
+  }
+
+  /**
+   * Writes this turn's messages for the other workers' slotted subscribers to their sockets, one
+   * send(2) per subscriber (socket-slots.ts). A subscriber whose slot is not idle, or that still
+   * has messages of the channel's way unwritten, gets them through the channel (counted: no direct
+   * send to it until its worker wrote them). Fills frame's skip / counted / rest; answers the
+   * PUBLISH asks that the sends settled. true when the frame must still go on the channel.
+   */
+  private flushDirect(frame: LocalFrame): boolean {
+    const items = this.directItems;
+    this.directItems = [];
+    let channel = false;
+    // each slotted subscriber's items, in order
+    const per = new Map<number, number[]>();
+    for (let j = 0; j < items.length; j++) {
+      const it = items[j]!;
+      const t = it.targets;
+      let listed = it.patterns;
+      if (it.patterns > 0) channel = true;
+      for (let i = 0; i < t.length; i += 3 + t[i + 2]!) {
+        const w = t[i]!;
+        const slots = t[i + 2]!;
+        listed += t[i + 1]! + slots;
+        if (t[i + 1]! > 0) channel = true;
+        for (let s = 0; s < slots; s++) {
+          const k = w * 65536 + t[i + 3 + s]!;
+          const js = per.get(k);
+          if (js === undefined) per.set(k, [j]);
+          else js.push(j);
+        }
+      }
+      if (listed < it.others) channel = true; // a worker whose receivers have no slot
+    }
+    let sent: Set<number> | undefined;
+    const pb = this.pushBytes;
+    for (const [k, js] of per) {
+      const w = Math.floor(k / 65536);
+      const slot = k % 65536;
+      const table = this.tables[w];
+      if (table === undefined || !table.tryLock(slot)) {
+        if (table !== undefined) {
+          table.addPending(slot);
+          (frame.counted ??= []).push(w, slot);
+        }
+        this.stats.directMissed += js.length;
+        channel = true;
+        continue;
+      }
+      const proto = table.proto(slot);
+      pb.reset();
+      for (const j of js) pb.add(items[j]!.kind, items[j]!.channel, items[j]!.message, proto);
+      const bytes = pb.bytes();
+      const n = table.send(slot, bytes);
+      if (n === bytes.length) {
+        table.unlock(slot, kIdle);
+      } else if (n > 0) {
+        // the rest goes on the channel; the subscriber's worker writes it before anything else
+        (frame.rest ??= []).push(Buffer.from(bytes.subarray(n)));
+        (frame.restTo ??= []).push(w, slot);
+        table.unlock(slot, kPartial);
+        channel = true;
+      } else {
+        // socket full (or gone: -ESTALE, its worker finds no subscriber): the channel's way
+        if (n !== kEstale) {
+          table.addPending(slot);
+          (frame.counted ??= []).push(w, slot);
+        }
+        table.unlock(slot, kIdle);
+        this.stats.directMissed += js.length;
+        channel = true;
+        continue;
+      }
+      this.stats.directSent += js.length;
+      (sent ??= new Set()).add(k);
+      const skip = frame.skip ??= [];
+      for (const j of js) skip.push(items[j]!.at, w, slot);
+    }
+    pb.trim();
+    for (const it of items) if (it.ask !== 0) this.settleAsk(it, sent);
+    return channel;
+  }
+
+  /** A PUBLISH's ask after flushDirect: the subscribers written here count; a worker they were all of needs not answer. */
+  private settleAsk(it: DirectItem, sent: Set<number> | undefined): void {
+    const a = this.asks.get(it.ask);
+    if (a === undefined) return;
+    const t = it.targets;
+    for (let i = 0; i < t.length; i += 3 + t[i + 2]!) {
+      const w = t[i]!;
+      let all = t[i + 1] === 0 && (it.patternBits & (1 << w)) === 0;
+      for (let s = 0; s < t[i + 2]!; s++) {
+        if (sent?.has(w * 65536 + t[i + 3 + s]!) === true) a.n++;
+        else all = false;
+      }
+      if (all) a.left &= ~(1 << w);
+    }
+    this.askOut[it.askAt + 2] = a.left;
+    if (a.left === 0) this.answered(it.ask, a);
+  }
+
+  /** A client's socket slot, for the other workers to write its channel messages; -1 when none is left. */
+  attachSlot(fd: number, proto: 2 | 3, sink: SlotSink): number {
+    const slot = this.slots.alloc(fd, proto);
+    if (slot >= 0) this.slotSinks.set(slot, sink);
+    return slot;
+  }
+
+  /** The client closes: nobody may write its socket from now on. */
+  detachSlot(slot: number): void {
+    this.slotSinks.delete(slot);
+    this.slots.free(slot);
   }
 
   // ---------------------------------------------------------------- receiving
@@ -391,12 +565,36 @@ export class MessageBus {
 
   /** Delivers another worker's frame here; with asks, returns [ask id, receivers…] for the asks naming this worker. */
   private receiveFrame(frame: LocalFrame): number[] | undefined {
+    const me = this.workerIndex;
+    if (frame.rest !== undefined) {
+      // a publisher's short send to a subscriber here: its rest goes out before anything else
+      for (let j = 0; j < frame.rest.length; j++) {
+        if (frame.restTo![2 * j] === me) this.slotSinks.get(frame.restTo![2 * j + 1]!)?.remainder(asBuffer(frame.rest[j]!));
+      }
+    }
+    let skip: Map<number, number[]> | undefined;
+    if (frame.skip !== undefined) {
+      const sk = frame.skip;
+      for (let i = 0; i < sk.length; i += 3) {
+        if (sk[i + 1] !== me) continue;
+        skip ??= new Map();
+        const at = sk[i]!;
+        const slots = skip.get(at);
+        if (slots === undefined) skip.set(at, [sk[i + 2]!]);
+        else slots.push(sk[i + 2]!);
+      }
+    }
     const r = new Receipt(frame.asks, frame.from);
-    forEachPacked(frame.bytes, (kind, db, a, b, at) => this.receiveItem(r, kind, db, a, b, at));
+    forEachPacked(frame.bytes, (kind, db, a, b, at) => this.receiveItem(r, kind, db, a, b, at, skip?.get(at)));
+    if (frame.counted !== undefined) {
+      // written into their clients now (their slots are OWNER until flushed): direct sends may resume after
+      const c = frame.counted;
+      for (let i = 0; i < c.length; i += 2) if (c[i] === me) this.slots.donePending(c[i + 1]!, 1);
+    }
     return r.counts;
   }
 
-  private receiveItem(r: Receipt, kind: ItemKind, db: number, a: Buffer, b: Buffer, at: number): void {
+  private receiveItem(r: Receipt, kind: ItemKind, db: number, a: Buffer, b: Buffer, at: number, skip?: number[]): void {
     this.stats.received++;
     const asks = r.asks;
     const asked = asks !== undefined && asks[r.next] === at;
@@ -427,18 +625,20 @@ export class MessageBus {
       r.next += 3;
       return;
     }
-    const n = this.deliverOwn(kind, interestKey(kind === 's' ? 's' : 'c', a), a, b);
+    const n = this.deliverOwn(kind, interestKey(kind === 's' ? 's' : 'c', a), a, b, skip);
     if (asked) {
       if ((asks[r.next + 2]! & me) !== 0) (r.counts ??= []).push(asks[r.next + 1]!, n);
       r.next += 3;
     }
   }
 
-  private deliverOwn(kind: 'm' | 's', key: string, channel: Buffer, message: Buffer): number {
+  /** skip: the socket slots another worker wrote this message to itself */
+  private deliverOwn(kind: 'm' | 's', key: string, channel: Buffer, message: Buffer, skip?: number[]): number {
     let n = 0;
     const subs = this.own.get(key);
     if (subs) {
       for (const s of subs) {
+        if (skip !== undefined && s.slot !== undefined && skip.includes(s.slot)) continue;
         n++;
         if (!s.deliver(kind, channel, message)) this.dropSubscriber(s);
       }
@@ -582,8 +782,16 @@ export class MessageBus {
     const id = this.nextId++;
     return new Promise<void>((resolve) => {
       this.pending.set(id, resolve);
-      this.port.postMessage({ type: 'bus', op: 'count', id, key, n });
+      this.port.postMessage({ type: 'bus', op: 'count', id, key, n, direct: this.slotsOf(key) });
     });
+  }
+
+  /** The socket slots of this worker's subscribers of a channel key that have one. */
+  private slotsOf(key: string): number[] | undefined {
+    if (key[0] !== 'c' && key[0] !== 's') return undefined;
+    let out: number[] | undefined;
+    for (const s of this.own.get(key) ?? []) if (s.slot !== undefined && s.slot >= 0) (out ??= []).push(s.slot);
+    return out;
   }
 
   /** Messages from the primary's BusHub on the worker's port. */
@@ -601,6 +809,8 @@ export class MessageBus {
         a.left &= ~kRemoteBit;
         if (a.left === 0) this.answered(id, a);
       }
+    } else if (msg.op === 'slots') {
+      this.tables = msg.tables.map((b, w) => (b === undefined || w === this.workerIndex ? undefined : new SocketSlots(b)));
     } else if (msg.op === 'view') {
       for (const e of msg.entries) this.applyView(e);
       this.onReady();
@@ -617,6 +827,8 @@ export class MessageBus {
     }
     if (e.others > 0) this.others.set(e.key, e.others);
     else this.others.delete(e.key);
+    if (e.direct !== undefined) this.direct.set(e.key, e.direct);
+    else this.direct.delete(e.key);
     if (e.holders !== 0) this.holders.set(e.key, e.holders);
     else this.holders.delete(e.key);
     if (e.remote) this.remote.add(e.key);
@@ -631,6 +843,7 @@ export class MessageBus {
 }
 
 const kEmpty = Buffer.alloc(0);
+const kNoBytes = new Uint8Array(0);
 /** an ask's bit for the other instances (worker bits are 0–30) */
 const kRemoteBit = 1 << 31;
 

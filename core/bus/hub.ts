@@ -95,9 +95,13 @@ export class BusHub {
       case 'hello':
         this.workerGone(w);
         this.ports.set(w, port);
+        if (msg.slots !== undefined) this.slotTables[w] = msg.slots;
+        // the tables first: the view may name slots of them
+        this.sendSlotTables();
         port.postMessage({ type: 'bus', op: 'view', entries: this.snapshot(w) });
         break;
       case 'count':
+        this.setDirect(w, msg.key, msg.n > 0 ? msg.direct : undefined);
         void this.count(w, msg.key, msg.n).then(() => this.ports.get(w)?.postMessage({ type: 'bus', op: 'done', id: msg.id }));
         break;
       case 'ack':
@@ -118,6 +122,11 @@ export class BusHub {
   /** Worker w died or was replaced: what it wanted is gone. */
   workerGone(w: number): void {
     if (!this.ports.delete(w)) return;
+    if (this.slotTables[w] !== undefined) {
+      this.slotTables[w] = undefined;
+      this.sendSlotTables();
+    }
+    for (const per of this.direct.values()) per.delete(w);
     for (const [key, per] of this.counts) if (per.has(w)) void this.count(w, key, 0);
     for (const [id, a] of this.acks) if (a.left.delete(w) && a.left.size === 0) this.finishAck(id);
     for (const id of [...this.serving.keys()]) this.servedHere(w, id);
@@ -209,7 +218,39 @@ export class BusHub {
     let holders = 0;
     // bits for workers 0–30; beyond, PUBLISH counts from `others` alone (bus.ts publishCounted)
     for (const [w, n] of per ?? []) if (w !== v && n > 0 && w < 31) holders |= 1 << w;
-    return { key, others: this.total(key) - (per?.get(v) ?? 0), holders, remote: this.remoteHas(key) };
+    const e: ViewEntry = { key, others: this.total(key) - (per?.get(v) ?? 0), holders, remote: this.remoteHas(key) };
+    const direct = this.direct.get(key);
+    if (direct !== undefined && per !== undefined) {
+      const flat: number[] = [];
+      for (const [w, slots] of direct) {
+        const n = per.get(w) ?? 0;
+        if (w === v || n === 0 || this.slotTables[w] === undefined) continue;
+        flat.push(w, n - slots.length, slots.length, ...slots);
+      }
+      if (flat.length > 0) e.direct = flat;
+    }
+    return e;
+  }
+
+  // ------------------------------------------- subscribers other workers write themselves
+
+  /** each worker's socket slot table (core/bus/socket-slots.ts), by index */
+  private readonly slotTables: (SharedArrayBuffer | undefined)[] = [];
+  /** channel key → worker → the socket slots of its subscribers that have one */
+  private readonly direct = new Map<string, Map<number, number[]>>();
+
+  private setDirect(w: number, key: string, slots: number[] | undefined): void {
+    let per = this.direct.get(key);
+    if (slots === undefined || slots.length === 0) {
+      if (per?.delete(w) && per.size === 0) this.direct.delete(key);
+      return;
+    }
+    if (!per) this.direct.set(key, per = new Map());
+    per.set(w, slots);
+  }
+
+  private sendSlotTables(): void {
+    for (const port of this.ports.values()) port.postMessage({ type: 'bus', op: 'slots', tables: [...this.slotTables] });
   }
 
   private remoteHas(key: string): boolean {

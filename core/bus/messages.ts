@@ -19,8 +19,10 @@ import type { BusItem, ItemKind } from './codec';
 export type WireItems = (ItemKind | number | Uint8Array)[];
 
 export type BusToHub =
-  | { type: 'bus'; op: 'hello' }
-  | { type: 'bus'; op: 'count'; id: number; key: string; n: number }
+  /** slots: this worker's socket slots (socket-slots.ts), for the other workers to write its subscribers */
+  | { type: 'bus'; op: 'hello'; slots?: SharedArrayBuffer }
+  /** direct: the socket slots of key's n subscribers that have one (channel keys only) */
+  | { type: 'bus'; op: 'count'; id: number; key: string; n: number; direct?: number[] }
   | { type: 'bus'; op: 'ack'; id: number }
   | { type: 'bus'; op: 'out'; items: WireItems }
   | { type: 'bus'; op: 'kill'; kind: ScriptKind }
@@ -32,13 +34,17 @@ export type ScriptKind = 'script' | 'function';
 
 /** others: subscriptions (or blocked clients) for key in the other workers of this process;
  * holders: those workers as bits (indexes 0–30; PUBLISH asks them for their count);
- * remote: whether another instance has any. id: acknowledge once applied. */
-export interface ViewEntry { key: string; others: number; holders: number; remote: boolean }
+ * remote: whether another instance has any. id: acknowledge once applied.
+ * direct (channel keys): per other worker holding key, flat [worker, subscribers without a socket
+ * slot, k, slot × k]: the publishing worker writes the slotted ones' sockets itself. */
+export interface ViewEntry { key: string; others: number; holders: number; remote: boolean; direct?: number[] }
 
 export type HubToBus =
   | { type: 'bus'; op: 'view'; entries: ViewEntry[]; id?: number }
   | { type: 'bus'; op: 'done'; id: number }
   | { type: 'bus'; op: 'in'; items: WireItems }
+  /** the socket slot tables of the workers (index → buffer; a gone worker's is absent) */
+  | { type: 'bus'; op: 'slots'; tables: (SharedArrayBuffer | undefined)[] }
   /** the other instances served the clients that these wakeServed asks woke there (or gave up) */
   | { type: 'bus'; op: 'served'; ids: number[] };
 
@@ -48,7 +54,18 @@ export type HubToBus =
  * whose receivers PUBLISH waits to count: each worker whose bit is set answers with a
  * CountFrame to `from`.
  */
-export interface LocalFrame { from: number; bytes: Uint8Array; asks?: number[] }
+export interface LocalFrame {
+  from: number;
+  bytes: Uint8Array;
+  asks?: number[];
+  /** [item index, worker, slot …]: the publisher wrote that item to that subscriber itself (socket-slots.ts) */
+  skip?: number[];
+  /** [worker, slot …]: slots whose pending count this frame raised by one (its items for them come this way) */
+  counted?: number[];
+  /** the rest of a short direct send, to be written first, for restTo's [worker, slot …] */
+  rest?: Uint8Array[];
+  restTo?: number[];
+}
 
 /** The answer to a frame's asks: flat [ask id, receivers here…], for worker `to` alone. */
 export interface CountFrame { from: number; to: number; counts: number[] }

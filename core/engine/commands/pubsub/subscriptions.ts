@@ -33,6 +33,11 @@ export interface PushSink {
   /** A pre-encoded push behind the replies owed; false when the client is (now) closed. */
   pushFrame(frame: Raw): boolean;
   readonly proto: 2 | 3;
+  /**
+   * The connection's socket slot (core/bus/socket-slots.ts), made on its first subscription, so
+   * that other workers write its channel messages themselves; -1: none (TLS, or none left).
+   */
+  directSlot(): number;
 }
 
 /** What a RESP2 client holding a subscription may run (Redis 7.0's processCommand). */
@@ -95,6 +100,8 @@ export class Subscriptions implements Subscriber {
   private readonly held: Record<InterestKind, Map<string, Buffer>> = { c: new Map(), p: new Map(), s: new Map() };
   /** Redis's CLIENT_PUBSUB */
   active = false;
+  /** the connection's socket slot (Subscriber.slot), once it subscribed */
+  slot = -1;
 
   constructor(private readonly bus: MessageBus, private readonly sink: PushSink) {}
 
@@ -115,6 +122,7 @@ export class Subscriptions implements Subscriber {
     const own = Buffer.from(name);
     m.set(key, own);
     this.active = true;
+    if (this.slot < 0 && kind !== 'p') this.slot = this.sink.directSlot();
     return this.bus.subscribe(kind, own, this);
   }
 

@@ -103,6 +103,10 @@ function sections(s: Session, d: InfoData, scripting: Fields): Record<string, ()
       // calls that shared a transaction with others queued behind the same connection, and those transactions
       ['postresp_script_batched_calls', sum(w, (x) => x.scripts?.batchedCalls ?? 0)],
       ['postresp_script_batches', sum(w, (x) => x.scripts?.batches ?? 0)],
+      // pub/sub messages a worker wrote to another worker's subscriber itself, and those that
+      // went to the subscriber's worker instead (it owed replies, or its socket was full): docs/messaging.md
+      ['postresp_pubsub_direct_writes', sum(w, (x) => x.bus?.directSent ?? 0)],
+      ['postresp_pubsub_direct_missed', sum(w, (x) => x.bus?.directMissed ?? 0)],
     ],
     replication: () => [['role', 'master'], ['connected_slaves', 0], ['master_failover_state', 'no-failover'],
       ['master_replid', s.server.runId], ['master_repl_offset', 0]],
