@@ -33,8 +33,12 @@ export const kPartial = 4;
 const kWords = 8;
 /** slots per worker; subscribers beyond get none and are served through the channel */
 export const kSlotsPerWorker = 4096;
-/** W waits at most this long for a publisher's send to end (a dead thread would hold it forever) */
-const kLockWaitMs = 50;
+/**
+ * W waits at most this long for a publisher's send to end (a dead thread would hold it forever).
+ * Taking the slot from a live publisher lets two threads write one socket, so this is far past
+ * any deschedule seen here (stalls of ~100 ms at load 20-30 on 2 cores; 50 ms was too close).
+ */
+const kLockWaitMs = 2000;
 
 export function newSlotBuffer(slots = kSlotsPerWorker): SharedArrayBuffer {
   return new SharedArrayBuffer(slots * kWords * 4);
