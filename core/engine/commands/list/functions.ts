@@ -37,33 +37,46 @@ export function listFunctions(s: string): string[] {
          n := r.card + c; RETURN;
        END LOOP;
      END $f$`,
-    // LPOP/RPOP: up to p_count elements from one end, in pop order. Both bounds of the range are
-    // given: the tail delete had none above, so its generic plan walked every index entry past the
-    // tail (the dead ones of earlier RPOPs until VACUUM) or the whole table: RPOP fell from
-    // 5k/s to under 300/s within 30k pops of a 100k list (docs/BENCHMARKS.md "Draining").
-    // gone: the pop took the last element (the keyspace event `del`)
-    `CREATE OR REPLACE FUNCTION ${s}.l_pop(p_db int2, p_key bytea, p_count int8, p_left bool, p_now int8)
-     RETURNS TABLE (status int2, value bytea, gone bool) LANGUAGE plpgsql AS $f$
+    // LPOP/RPOP of a batch (list/pop-batch.ts): up to p_count elements from one end, each with its
+    // offset from the low end of the popped range (off, a float8: the worker reads it as a number
+    // without an int8's BigInt and string), in no particular order: the caller puts each in its place.
+    // Unordered because ordering the DELETE … RETURNING meant a sort and a tuplestore of every
+    // 1 KiB element: 1.9 → 1.0 µs of backend CPU per element popped (200-element pops, psql).
+    // Both bounds of the range are given: the tail delete had none above, so its generic plan
+    // walked every index entry past the tail (the dead ones of earlier RPOPs until VACUUM) or the
+    // whole table: RPOP fell from 5k/s to under 300/s within 30k pops of a 100k list
+    // (docs/BENCHMARKS.md "Draining"). gone: the pop took the last element (the keyspace event `del`)
+    `CREATE OR REPLACE FUNCTION ${s}.l_pop_run(p_db int2, p_key bytea, p_count int8, p_left bool, p_now int8)
+     RETURNS TABLE (status int2, off float8, value bytea, gone bool) LANGUAGE plpgsql AS $f$
      #variable_conflict use_column
      DECLARE r record; live bool; c int8; lo int8;
      BEGIN
-       ${lockKey(s, kList, 'p_key', 'r', 'live', 'status := 2; value := NULL; gone := NULL; RETURN NEXT; RETURN;')}
+       ${lockKey(s, kList, 'p_key', 'r', 'live', 'status := 2; off := NULL; value := NULL; gone := NULL; RETURN NEXT; RETURN;')}
        IF NOT live THEN RETURN; END IF;
-       IF p_count = 0 THEN status := 1; value := NULL; gone := false; RETURN NEXT; RETURN; END IF;
+       IF p_count = 0 THEN status := 1; off := NULL; value := NULL; gone := false; RETURN NEXT; RETURN; END IF;
        c := least(p_count, r.card);
        lo := CASE WHEN p_left THEN r.head ELSE r.head + r.card - c END;
        IF c = r.card THEN
          -- the last elements: read them, and the key goes (its rows with it: trigger kv_deleted)
-         RETURN QUERY SELECT 1::int2, l.value, true FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_key
-           AND l.pos BETWEEN lo AND lo + c - 1 ORDER BY CASE WHEN p_left THEN l.pos ELSE -l.pos END;
+         RETURN QUERY SELECT 1::int2, (l.pos - lo)::float8, l.value, true FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_key
+           AND l.pos BETWEEN lo AND lo + c - 1;
          DELETE FROM ${s}.kv WHERE db = p_db AND key = p_key;
          RETURN;
        END IF;
-       RETURN QUERY WITH d AS (DELETE FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_key
-           AND l.pos BETWEEN lo AND lo + c - 1 RETURNING l.pos, l.value)
-         SELECT 1::int2, d.value, false FROM d ORDER BY CASE WHEN p_left THEN d.pos ELSE -d.pos END;
+       RETURN QUERY DELETE FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_key
+         AND l.pos BETWEEN lo AND lo + c - 1 RETURNING 1::int2, (l.pos - lo)::float8, l.value, false;
        UPDATE ${s}.kv SET card = card - c, head = CASE WHEN p_left THEN head + c ELSE head END, version = txid_current()
          WHERE db = p_db AND key = p_key;
+     END $f$`,
+    // LPOP/RPOP for LMPOP and the blocking pops: l_pop_run's elements in pop order. PL/pgSQL, not
+    // SQL: its plan stays cached in the session, where a SQL function is parsed and planned at every
+    // call (as SQL, test/sql/pop-buffers.test.ts saw 13 → 55 pages per pop in a full run, 13 alone)
+    `CREATE OR REPLACE FUNCTION ${s}.l_pop(p_db int2, p_key bytea, p_count int8, p_left bool, p_now int8)
+     RETURNS TABLE (status int2, value bytea, gone bool) LANGUAGE plpgsql AS $f$
+     #variable_conflict use_column
+     BEGIN
+       RETURN QUERY SELECT p.status, p.value, p.gone FROM ${s}.l_pop_run(p_db, p_key, p_count, p_left, p_now) p
+         ORDER BY CASE WHEN p_left THEN p.off ELSE -p.off END;
      END $f$`,
     // LSET key index element
     `CREATE OR REPLACE FUNCTION ${s}.l_set(p_db int2, p_key bytea, p_index int8, p_v bytea, p_now int8, OUT status int2)

@@ -40,7 +40,8 @@ export const kListSql = {
            WHERE ${live(7)}`,
   },
   push: call('l_push', 'status, n', 'int2', 'bytea', 'bytea[]', 'bool', 'bool', 'int8'),
-  pop: call('l_pop', 'status, value, gone', 'int2', 'bytea', 'int8', 'bool', 'int8'),
+  /** a pop batch's elements, unordered: (status, offset in the popped range, value, gone) */
+  popRun: call('l_pop_run', 'status, off, value, gone', 'int2', 'bytea', 'int8', 'bool', 'int8'),
   set: call('l_set', 'status', 'int2', 'bytea', 'int8', 'bytea', 'int8'),
   insert: call('l_insert', 'status, n', 'int2', 'bytea', 'bool', 'bytea', 'bytea', 'int8'),
   rem: call('l_rem', 'status, n, gone', 'int2', 'bytea', 'int8', 'bytea', 'int8'),
