@@ -16,7 +16,7 @@ let timer: NodeJS.Timeout | undefined;
 
 /** busy-reply-threshold, or lua-time-limit when that was set lower (Redis keeps one value under
  * both names; here they are two accepted options) */
-function thresholdMs(server: ServerContext): number {
+export function thresholdMs(server: ServerContext): number {
   const ms = Math.min(Number(server.config.str('busy-reply-threshold')), Number(server.config.str('lua-time-limit')));
   return Number.isNaN(ms) ? Infinity : ms;
 }
