@@ -12,9 +12,12 @@ import { withPg } from '../support/pg';
 
 let srv: RunningServer;
 const schema = uniqueSchema('busy');
-// 2 workers × 4 script connections: 8 Lua threads; 12 runaways hold all (6 per worker)
+// 2 workers × 4 script connections: 8 Lua threads; 16 runaways hold all (~8 per worker: a split
+// skewed by clients of the last test still closing leaves each worker at least 4)
 const kHeld = 8;
-const kRunaways = 12;
+const kRunaways = 16;
+const kLib = "#!lua name=busylib\nredis.register_function('busyspin', function() while true do end end)\n" +
+  "redis.register_function('busyset', function(keys, args) return redis.call('set', keys[1], args[1]) end)";
 
 before(async () => {
   srv = await startServer(['--workers', '2', '--script-connections', '4', '--storage-mode', 'unlogged'], { schema });
@@ -61,19 +64,22 @@ async function holdEveryConnection(runaway: string[]): Promise<{ clients: RawCli
 describe('runaway calls on every Lua thread', () => {
   it('a new EVAL waits before busy-reply-threshold and runs after SCRIPT KILL', async () => {
     const admin = await RawClient.connect(srv.port);
+    assert.equal(await admin.call('FUNCTION', 'LOAD', 'REPLACE', kLib), 'busylib');
     assert.equal(await admin.call('CONFIG', 'SET', 'busy-reply-threshold', '600000'), 'OK');
     const { clients, stuck } = await holdEveryConnection(['EVAL', 'while true do end', '0']);
     const probe = await RawClient.connect(srv.port);
     let answered: Value | undefined;
-    // no redis.call: the repeated KILLs below (for runaways that start after the first) cannot stop it
-    const p = send(probe, 'EVAL', 'return ARGV[1]', '0', 'ran').then((v) => (answered = v));
+    // an FCALL: the SCRIPT KILLs below (repeated for runaways that start after the first) cannot stop it
+    const p = send(probe, 'FCALL', 'busyset', '1', 'busy:key1', '1').then((v) => (answered = v));
     await sleep(1500);
     assert.equal(answered, undefined, 'no connection was free: the call waits (no BUSY before the threshold)');
     assert.equal(await admin.call('SCRIPT', 'KILL'), 'OK');
     for (const r of await killAll(admin, 'SCRIPT', [...stuck])) assert.match(errorOf(r), /^ERR Script killed by user with SCRIPT KILL/);
-    assert.equal(await p, 'ran');
+    assert.equal(await p, 'OK');
+    assert.equal(await admin.call('GET', 'busy:key1'), '1');
     assert.equal(await admin.call('CONFIG', 'SET', 'busy-reply-threshold', '5000'), 'OK');
     for (const c of [...clients, probe, admin]) c.close();
+    await sleep(500); // the primary deals the next test's clients by count: let these close first
   });
 
   // [what runs away, its KILL]
@@ -84,9 +90,7 @@ describe('runaway calls on every Lua thread', () => {
   for (const [what, runaway, kill] of kRunaways) {
     it(`${what} past the threshold: a new EVAL, EVALSHA, FCALL answer BUSY (${kill} KILL), then ${kill} KILL and they run`, async () => {
       const admin = await RawClient.connect(srv.port);
-      const lib = "#!lua name=busylib\nredis.register_function('busyspin', function() while true do end end)\n" +
-        "redis.register_function('busyset', function(keys, args) return redis.call('set', keys[1], args[1]) end)";
-      assert.equal(await admin.call('FUNCTION', 'LOAD', 'REPLACE', lib), 'busylib');
+      assert.equal(await admin.call('FUNCTION', 'LOAD', 'REPLACE', kLib), 'busylib');
       const setBody = "return redis.call('set',KEYS[1],ARGV[1])";
       const setSha = String(await admin.call('SCRIPT', 'LOAD', setBody));
       const kThresholdMs = 1000;
@@ -117,6 +121,7 @@ describe('runaway calls on every Lua thread', () => {
       assert.deepEqual(await admin.call('MGET', 'busy:key1', 'busy:key2', 'busy:key3'), ['3', '3', '3']);
       assert.equal(await admin.call('CONFIG', 'SET', 'busy-reply-threshold', '5000'), 'OK');
       for (const c of [...clients, ...probes, admin]) c.close();
+      await sleep(500);
     });
   }
 });
