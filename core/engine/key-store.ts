@@ -41,6 +41,9 @@ export interface AtomicRequest {
   /** set: the call may share one transaction with other queued calls of its kind (a batch,
    * workers/storage/script-batch.ts); what the batch's first statement needs of it */
   share?: AtomicShare;
+  /** asked while the call waits for a script connection, all held: a reply (BUSY behind a call
+   * past busy-reply-threshold) ends the wait with it (workers/storage/script-busy.ts) */
+  busy?: () => RespError | undefined;
 }
 
 /** A script or function call's part in a batch's first statement and its kill markers. */

@@ -28,6 +28,7 @@ import { ScriptStore } from './script-store';
 import { ScriptTx } from './script-tx';
 import { runBatchOnce, type QueuedCall } from './script-batch';
 import { HotKeys } from './script-hold';
+import { BusyRefusal } from './script-busy';
 
 /** a transaction that keeps failing to serialize ends with an error after this many attempts */
 const kMaxAttempts = 1000;
@@ -58,6 +59,8 @@ export class ScriptPool {
   /** declared keys that made calls restart lately: calls on them hold their keys before the snapshot */
   private readonly hot = new HotKeys();
   readonly stats: ScriptPoolStats = { calls: 0, retries: 0, lockRestarts: 0, connections: 0, batchedCalls: 0, batches: 0 };
+  /** waiting calls answer BUSY behind a call past busy-reply-threshold (./script-busy.ts) */
+  private readonly busy = new BusyRefusal(this.queue, () => this.open >= this.max && this.connecting === 0 && this.idle.length === 0);
 
   constructor(private readonly max: number, private readonly opts: ConnectionOptions) {}
 
@@ -66,6 +69,7 @@ export class ScriptPool {
     return new Promise((resolve) => {
       this.queue.push({ req, body, resolve: resolve as (v: unknown) => void });
       this.pump();
+      if (this.queue.length > 0) this.busy.waiting();
     });
   }
 
@@ -108,7 +112,10 @@ export class ScriptPool {
   private async serve(c: NativePgConnection): Promise<void> {
     for (let batch = this.take(); batch.length > 0 && !c.closed && !this.closed; batch = this.take()) {
       if (batch.length === 1) await this.alone(c, batch[0]);
-      else await this.batch(c, batch);
+      else {
+        const over = this.busy.behind(batch);
+        await this.batch(c, batch).finally(over);
+      }
     }
     this.release(c);
   }
@@ -207,6 +214,7 @@ export class ScriptPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.busy.close();
     for (const q of this.queue.splice(0)) q.resolve(storageError('server shutting down'));
     const idle = this.idle.splice(0);
     this.open -= idle.length;

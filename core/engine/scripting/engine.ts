@@ -163,6 +163,14 @@ export class ScriptEngine {
     return this.addon.running();
   }
 
+  /** busy-reply-threshold for a call that has to wait (its thread's script connections all
+   *  held): the kind of the oldest call past thresholdMs among this thread's running calls, and
+   *  the process's when every engine thread is taken; undefined when none is (it may wait). */
+  busy(thresholdMs: number): 'script' | 'function' | undefined {
+    const k = this.addon.busy(thresholdMs);
+    return k === 0 ? undefined : k === 2 ? 'function' : 'script';
+  }
+
   /** The Postgres library version the process's library store holds (-1: unknown). */
   libraryVersion(): number {
     return this.addon.libraryVersion();

@@ -18,8 +18,14 @@ export const kScriptCallErrors = {
   notAllowed: 'This Redis command is not allowed from script',
 } as const;
 
-const busyScript = '-BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.\r\n';
-const busyEval = '-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n';
+/** Redis's BUSY texts (slowevalerr / slowscripterr) by the kind of call that keeps it busy: a
+ * command refused behind a timed-out call, or a KILL of the other kind, names the KILL that helps */
+export const kBusyText = {
+  script: 'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.',
+  function: 'BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.',
+} as const;
+const busyScript = `-${kBusyText.function}\r\n`;
+const busyEval = `-${kBusyText.script}\r\n`;
 const notBusy = '-NOTBUSY No scripts in execution right now.\r\n';
 const unkillable = '-UNKILLABLE Sorry the script already executed write commands against the dataset. You can either ' +
   'wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.\r\n';

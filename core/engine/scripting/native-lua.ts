@@ -18,6 +18,9 @@ export interface LuaAddon {
   markWritten(handle: object): boolean;
   kill(functions: boolean): number;
   running(): { kind: 'script' | 'function'; name: string; ms: number; written: boolean }[];
+  /** 0, or 1 (EVAL) / 2 (FCALL): the kind of the oldest call past thresholdMs that a call of this
+   *  thread waiting for a script connection waits behind (pool.c pool_busy) */
+  busy(thresholdMs: number): number;
   scriptLoad(body: Buffer | string): { sha: string; flags: number } | { error: string };
   scriptFlags(sha: string): number;
   scriptFlush(): void;

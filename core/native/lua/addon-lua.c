@@ -370,6 +370,19 @@ static napi_value js_running(napi_env env, napi_callback_info info) {
   return arr;
 }
 
+/* busy(thresholdMs) → 0 | 1 (an EVAL script) | 2 (a function): what a call of this thread that
+ * must wait for a script connection waits behind (pool.c pool_busy) */
+static napi_value js_busy(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value a[1], out;
+  double ms = 0;
+  napi_get_cb_info(env, info, &argc, a, NULL, NULL);
+  napi_get_value_double(env, a[0], &ms);
+  uint64_t threshold = ms >= 1e15 || ms != ms ? UINT64_MAX : ms > 0 ? (uint64_t)ms : 0; /* Infinity: never */
+  napi_create_int32(env, pool_busy(get_env(env), threshold), &out);
+  return out;
+}
+
 /* scriptLoad(body) → { sha, flags } | { error } (error text without the leading '-') */
 static napi_value js_script_load(napi_env env, napi_callback_info info) {
   size_t argc = 1, len;
@@ -602,6 +615,7 @@ NAPI_MODULE_INIT() {
       {"markWritten", 0, js_mark_written, 0, 0, 0, napi_default, 0},
       {"kill", 0, js_kill, 0, 0, 0, napi_default, 0},
       {"running", 0, js_running, 0, 0, 0, napi_default, 0},
+      {"busy", 0, js_busy, 0, 0, 0, napi_default, 0},
       {"scriptLoad", 0, js_script_load, 0, 0, 0, napi_default, 0},
       {"scriptFlags", 0, js_script_flags, 0, 0, 0, napi_default, 0},
       {"scriptFlush", 0, js_script_flush, 0, 0, 0, napi_default, 0},

@@ -141,6 +141,8 @@ typedef struct {
   int written;
 } running_info_t;
 int pool_running(running_info_t *out, int max);
+/* 0, or 1 + kind of the oldest call past threshold_ms that a waiting call of env waits behind */
+int pool_busy(env_ctx_t *env, uint64_t threshold_ms);
 
 /* ---- sandbox.c: Lua states ---- */
 typedef struct {

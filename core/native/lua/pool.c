@@ -309,6 +309,27 @@ int pool_mark_written(run_t *r) {
   return ok;
 }
 
+/* busy-reply-threshold for a call that has to wait: 0, or 1 + the kind (1 EVAL, 2 FCALL) of the
+ * longest-running call past threshold_ms among this JS thread's running calls (its script
+ * connections are all held: the caller asks only then) and, when every pool thread is taken,
+ * the process's. A call already told to stop (KILL) does not count: it ends within ~1 ms. The
+ * running list is in start order, so the first match is the oldest. */
+int pool_busy(env_ctx_t *env, uint64_t threshold_ms) {
+  int kind = 0;
+  uint64_t now = now_ms();
+  pthread_mutex_lock(&g_mu);
+  int all_taken = g_threads >= g_max_threads && g_idle == 0;
+  if (g_running_init)
+    for (run_t *r = g_running.next; r != &g_running; r = r->next) {
+      if (r->kind == kRunLoadLibrary || atomic_load(&r->kill) || now - r->start_ms < threshold_ms) continue;
+      if (r->env != env && !all_taken) continue;
+      kind = r->kind == kRunFcall ? 2 : 1;
+      break;
+    }
+  pthread_mutex_unlock(&g_mu);
+  return kind;
+}
+
 int pool_running(running_info_t *out, int max) {
   int n = 0;
   uint64_t now = now_ms();

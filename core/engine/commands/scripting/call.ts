@@ -11,6 +11,7 @@ import type { Session } from '../../session';
 import { encodeBufferArray, int2Array, int8 } from '../../pg-driver/binary-array';
 import { CallHost } from './call-host';
 import { callEnded, callStarted } from './slow-calls';
+import { busyReply } from './busy';
 import { kScriptingSql } from './sql';
 import { kFlagsModify, kFlagWrite } from '../flags';
 import { statuses } from '../../key-presence';
@@ -43,7 +44,7 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
   const { keys } = plan;
   const dbs = int2Array(keys.map(() => db));
   const names = encodeBufferArray(keys);
-  const req: AtomicRequest = { wrote: kScriptingSql.wrote };
+  const req: AtomicRequest = { wrote: kScriptingSql.wrote, busy: () => busyReply(s) };
   if (keys.length > 0 || plan.store !== undefined || plan.check !== undefined || plan.libraries) {
     const sha = plan.store?.sha ?? plan.check ?? null;
     req.begin = { stmt: kScriptingSql.begin, values: [dbs, names, int8(Date.now()), sha, plan.store?.body ?? null] };

@@ -1,8 +1,9 @@
 /**
  * One log line per call that runs longer than busy-reply-threshold (lua-time-limit), with Redis
  * 7.0's words plus what differs here: Redis then answers BUSY to every other client until the
- * script ends or is killed; PostRESP blocks nobody (only writers of the keys the call locked wait),
- * so the line is the one sign of a runaway script. Checked every 100 ms while calls run, by one
+ * script ends or is killed; PostRESP blocks nobody (only writers of the keys the call locked wait,
+ * and EVAL/FCALL calls that would wait for its script connection answer BUSY: ./busy.ts), so the
+ * line is the main sign of a runaway script. Checked every 100 ms while calls run, by one
  * timer per worker thread: a call only adds and removes itself from a Set (~0.1 µs, against
  * ~500 µs of server CPU per EVALSHA, docs/BENCHMARKS.md).
  */
@@ -16,7 +17,7 @@ let timer: NodeJS.Timeout | undefined;
 
 /** busy-reply-threshold, or lua-time-limit when that was set lower (Redis keeps one value under
  * both names; here they are two accepted options) */
-function thresholdMs(server: ServerContext): number {
+export function thresholdMs(server: ServerContext): number {
   const ms = Math.min(Number(server.config.str('busy-reply-threshold')), Number(server.config.str('lua-time-limit')));
   return Number.isNaN(ms) ? Infinity : ms;
 }
@@ -28,7 +29,8 @@ function check(): void {
     w.logged = true;
     w.server.log?.(`Slow script detected: still in execution after ${now - w.start} milliseconds. You can try killing the ` +
       `script using the ${w.kind === 'function' ? 'FUNCTION KILL' : 'SCRIPT KILL'} command. Script name is: ${w.name}. ` +
-      'Other clients are not blocked meanwhile (no BUSY replies): only writers of the keys it locked wait for it.');
+      'Other clients are not blocked meanwhile: only writers of the keys it locked wait for it, and EVAL/FCALL calls ' +
+      'that have to wait for a script connection or a Lua thread answer BUSY.');
   }
   if (watched.size === 0 && timer !== undefined) {
     clearInterval(timer);
