@@ -41,6 +41,12 @@ export interface AtomicRequest {
   /** set: the call may share one transaction with other queued calls of its kind (a batch,
    * workers/storage/script-batch.ts); what the batch's first statement needs of it */
   share?: AtomicShare;
+  /** the client the call is from: its calls run one at a time, in the order queued, and may
+   * share a batch (a pipelining client's EVALSHAs: workers/storage/script-pool.ts) */
+  chain?: object;
+  /** told once the call is in the script connections' queue (the client's next pipelined call
+   * may be queued behind it: workers/script-join.ts) */
+  queued?: () => void;
 }
 
 /** A script or function call's part in a batch's first statement and its kill markers. */

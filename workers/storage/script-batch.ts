@@ -73,10 +73,15 @@ export async function runBatchOnce(conn: NativePgConnection, calls: readonly Que
   const values: unknown[] = [];
   let ran = 0;
   let check = 0;
+  // bodies stored by the batch's EVALs: an EVALSHA after one (a client's EVAL, then EVALSHA of
+  // it, pipelined) finds its script, as it would after that EVAL's own transaction
+  let stored: Set<string> | undefined;
   for (let i = 0; i < calls.length && !tx.failed; i++) {
     const sh = calls[i].req.share as AtomicShare;
     // the row script_begin would have given this call alone: (lib_version, placed, known)
-    const row: Rows = [[libVersion, placed, sh.check === undefined || (unknown & (1 << check++)) === 0]];
+    const known = sh.check === undefined || (unknown & (1 << check++)) === 0 || stored?.has(sh.check) === true;
+    if (sh.store !== undefined) (stored ??= new Set()).add(sh.store.sha);
+    const row: Rows = [[libVersion, placed, known]];
     let last = false;
     tx.callStart(stmts.wrote.text, stmts.unwrote.text);
     try {

@@ -18,6 +18,13 @@
  * it may share (AtomicRequest.share), the calls of its kind queued right behind it, up to
  * kMaxBatch, as one transaction (./script-batch.ts). A call alone (nobody else waited) runs as
  * before: batches form only when calls outnumber the connections, like a group commit.
+ *
+ * A client's calls (AtomicRequest.chain) run one at a time and in order: while one runs, the
+ * client's later calls wait in the queue (other clients' calls pass them), and the next batch on
+ * a connection takes them together. A pipelining client (a BullMQ Worker's moveToFinished and
+ * extendLock on one connection) has its calls queued back to back (workers/script-join.ts), and
+ * the queue is served after the turn of the event loop that queued them, so calls read in one
+ * chunk share one transaction: one batch's latency instead of one call's each.
  */
 import type { AtomicRequest, AtomicRun } from '../../core/engine/key-store';
 import { NativePgConnection } from '../../core/engine/pg-driver/native-conn';
@@ -55,6 +62,9 @@ export class ScriptPool {
   private connecting = 0;
   private queue: QueuedCall[] = [];
   private closed = false;
+  /** clients (AtomicRequest.chain) with a call on a connection: their queued calls wait */
+  private readonly running = new Set<object>();
+  private pumpSoon = false;
   /** declared keys that made calls restart lately: calls on them hold their keys before the snapshot */
   private readonly hot = new HotKeys();
   readonly stats: ScriptPoolStats = { calls: 0, retries: 0, lockRestarts: 0, connections: 0, batchedCalls: 0, batches: 0 };
@@ -65,13 +75,32 @@ export class ScriptPool {
     if (this.closed) return Promise.resolve(storageError('server shutting down'));
     return new Promise((resolve) => {
       this.queue.push({ req, body, resolve: resolve as (v: unknown) => void });
-      this.pump();
+      req.queued?.();
+      if (!this.pumpSoon) setImmediate(this.pumpNow);
+      this.pumpSoon = true;
     });
+  }
+
+  /** after the turn that queued calls: a client's calls read from one chunk are all queued by then */
+  private readonly pumpNow = (): void => {
+    this.pumpSoon = false;
+    this.pump();
+  };
+
+  /** the call waits for its client's call on a connection */
+  private waits(q: QueuedCall): boolean {
+    return q.req.chain !== undefined && this.running.has(q.req.chain);
+  }
+
+  private runnable(): number {
+    let n = 0;
+    for (const q of this.queue) if (!this.waits(q)) n++;
+    return n;
   }
 
   /** Gives queued calls to idle connections, and opens connections (up to max) for the rest. */
   private pump(): void {
-    while (this.queue.length > 0) {
+    for (let ready = this.runnable(); ready > 0; ready = this.runnable()) {
       let c: NativePgConnection | undefined;
       // one that died while idle (Postgres restarted) is dropped here
       while ((c = this.idle.pop()) !== undefined && c.closed) this.open--;
@@ -80,7 +109,7 @@ export class ScriptPool {
         void this.serve(c);
         continue;
       }
-      if (this.open >= this.max || this.connecting >= this.queue.length) return;
+      if (this.open >= this.max || this.connecting >= ready) return;
       this.connect();
     }
   }
@@ -106,9 +135,17 @@ export class ScriptPool {
 
   /** Runs batches from the queue on c until the queue is empty, then parks c. */
   private async serve(c: NativePgConnection): Promise<void> {
-    for (let batch = this.take(); batch.length > 0 && !c.closed && !this.closed; batch = this.take()) {
-      if (batch.length === 1) await this.alone(c, batch[0]);
-      else await this.batch(c, batch);
+    while (!c.closed && !this.closed) {
+      const batch = this.take();
+      if (batch.length === 0) break;
+      try {
+        if (batch.length === 1) await this.alone(c, batch[0]);
+        else await this.batch(c, batch);
+      } finally {
+        for (const q of batch) if (q.req.chain !== undefined) this.running.delete(q.req.chain);
+      }
+      // calls that waited for these clients may go to other idle connections
+      if (this.idle.length > 0) this.pump();
     }
     this.release(c);
   }
@@ -125,14 +162,32 @@ export class ScriptPool {
     call.resolve(out);
   }
 
-  /** The first queued call and the calls of its kind that may share its transaction behind it. */
+  /**
+   * The first queued call whose client has none running, and the calls of its kind that may share
+   * its transaction behind it (passing over those that wait for their client's running call).
+   */
   private take(): QueuedCall[] {
     const q = this.queue;
-    if (q.length === 0) return [];
-    const first = q[0].req.share;
-    let n = 1;
-    if (first !== undefined) while (n < q.length && n < kMaxBatch && q[n].req.share?.kind === first.kind) n++;
-    return q.splice(0, n);
+    let i = 0;
+    while (i < q.length && this.waits(q[i])) i++;
+    if (i === q.length) return [];
+    const first = q[i].req.share;
+    let end = i + 1;
+    const taken = [q[i]];
+    if (first !== undefined) {
+      for (; end < q.length && taken.length < kMaxBatch; end++) {
+        if (this.waits(q[end])) continue;
+        if (q[end].req.share?.kind !== first.kind) break;
+        taken.push(q[end]);
+      }
+    }
+    if (taken.length === end - i) q.splice(i, end - i);
+    else {
+      const out = new Set(taken);
+      this.queue = q.filter((x) => !out.has(x));
+    }
+    for (const t of taken) if (t.req.chain !== undefined) this.running.add(t.req.chain);
+    return taken;
   }
 
   private async batch(conn: NativePgConnection, calls: QueuedCall[]): Promise<void> {
