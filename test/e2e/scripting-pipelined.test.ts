@@ -12,7 +12,8 @@ import { RawClient, encode } from './resp-client';
 import { Oracle, report, type Cmd } from '../differential/oracle';
 
 let oracle: Oracle;
-before(async () => { oracle = await Oracle.start(['--workers', '1', '--storage-mode', 'unlogged']); });
+// no time budget (--script-batch-ms): how many calls share a batch does not depend on the machine's load
+before(async () => { oracle = await Oracle.start(['--workers', '1', '--storage-mode', 'unlogged', '--script-batch-ms', '60000']); });
 after(async () => { await oracle?.stop(); });
 
 async function stats(port: number): Promise<{ batches: number; batched: number; calls: number }> {
@@ -62,6 +63,23 @@ describe('a client\'s pipelined script calls', () => {
       assert.ok(batches >= 7 && batches <= 20, `${batches} batches`);
       assert.ok(now.batched - was.batched >= 80, `${now.batched - was.batched} calls in batches`);
     } finally {
+      c.close();
+    }
+  });
+
+  it('--script-batch-ms 0: each call commits alone, still in order', async () => {
+    const c = await RawClient.connect(oracle.postresp.port);
+    try {
+      const sha = String(await c.call('SCRIPT', 'LOAD', kIncr));
+      assert.equal(await c.call('CONFIG', 'SET', 'script-batch-ms', '0'), 'OK');
+      const was = await stats(oracle.postresp.port);
+      assert.deepEqual(await pipelined(c, sha, 16, 'p0'), Array.from({ length: 16 }, (_, i) => i + 1));
+      const now = await stats(oracle.postresp.port);
+      // each batch cut after its first call (a batch of one), the last call taken alone
+      assert.equal(now.calls - was.calls, 16);
+      assert.deepEqual({ batches: now.batches - was.batches, batched: now.batched - was.batched }, { batches: 15, batched: 15 });
+    } finally {
+      await c.call('CONFIG', 'SET', 'script-batch-ms', '60000');
       c.close();
     }
   });

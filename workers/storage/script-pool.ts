@@ -69,7 +69,8 @@ export class ScriptPool {
   private readonly hot = new HotKeys();
   readonly stats: ScriptPoolStats = { calls: 0, retries: 0, lockRestarts: 0, connections: 0, batchedCalls: 0, batches: 0 };
 
-  constructor(private readonly max: number, private readonly opts: ConnectionOptions) {}
+  constructor(private readonly max: number, private readonly opts: ConnectionOptions,
+    private readonly batchMs: () => number = () => 50) {}
 
   atomic<T>(req: AtomicRequest, body: (run: AtomicRun) => Promise<T>): Promise<T | RespError> {
     if (this.closed) return Promise.resolve(storageError('server shutting down'));
@@ -192,7 +193,7 @@ export class ScriptPool {
 
   private async batch(conn: NativePgConnection, calls: QueuedCall[]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
-      const out = await runBatchOnce(conn, calls, attempt, this.hot.holdValues(calls.map((c) => c.req.share)));
+      const out = await runBatchOnce(conn, calls, attempt, this.batchMs(), this.hot.holdValues(calls.map((c) => c.req.share)));
       if (out.kind === 'restart' && attempt + 1 < kMaxAttempts) {
         if (out.ran > 0) this.stats.retries += out.ran;
         else {
