@@ -123,7 +123,10 @@ function execute(c: DispatchClient, argv: Buffer[]): void {
   const gate = hook.holdsLater !== undefined && hook.holdsLater(c, db, spec, argv) ? holdLater(c) : undefined;
   let result: RunResult;
   // gated: its later commands wait for its reply, so none may join it
-  if (gate === undefined) runningFor = c, runningSpec = spec;
+  if (gate === undefined) {
+    runningFor = c;
+    runningSpec = spec;
+  }
   try {
     result = spec.run(c, argv);
   } catch (e) {
