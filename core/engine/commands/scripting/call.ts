@@ -58,9 +58,14 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
   req.share = { kind: plan.fn === undefined ? 1 : 2, db, keys, store: plan.store, check: plan.check, stmts: kShareStmts };
   let host: CallHost | undefined;
   const hook = s.server.writeHook;
+  // CLIENT TRACKING remembers the running call's keys when it first reads (tracker.scriptRead):
+  // the client's next pipelined call may be dispatched before this one runs, so it is put back
+  // when this call's body starts (the calls of a client run one at a time)
+  const tracked = s.tracking?.script;
   let out: Buffer | RespError;
   try {
     out = await s.server.store.atomic(s, req, async (tx) => {
+      if (s.tracking !== undefined) s.tracking.script = tracked;
       host = new CallHost(s, tx.store, plan.readOnly, tx.markWritten, { db, keys }, tx.ahead);
       const watched = callStarted(s.server, plan.fn === undefined ? 'script' : 'function', plan.fn ?? plan.store?.sha ?? plan.check ?? '?');
       try {
