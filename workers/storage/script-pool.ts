@@ -70,7 +70,7 @@ export class ScriptPool {
   readonly stats: ScriptPoolStats = { calls: 0, retries: 0, lockRestarts: 0, connections: 0, batchedCalls: 0, batches: 0 };
 
   constructor(private readonly max: number, private readonly opts: ConnectionOptions,
-    private readonly batchMs: () => number = () => 200) {}
+    private readonly batchMs: () => number = () => 50) {}
 
   atomic<T>(req: AtomicRequest, body: (run: AtomicRun) => Promise<T>): Promise<T | RespError> {
     if (this.closed) return Promise.resolve(storageError('server shutting down'));
