@@ -70,7 +70,7 @@ export class ScriptPool {
   readonly stats: ScriptPoolStats = { calls: 0, retries: 0, lockRestarts: 0, connections: 0, batchedCalls: 0, batches: 0 };
 
   constructor(private readonly max: number, private readonly opts: ConnectionOptions,
-    private readonly batchMs: () => number = () => 50) {}
+    private readonly batchMs: () => number = () => 0) {}
 
   atomic<T>(req: AtomicRequest, body: (run: AtomicRun) => Promise<T>): Promise<T | RespError> {
     if (this.closed) return Promise.resolve(storageError('server shutting down'));
@@ -172,7 +172,8 @@ export class ScriptPool {
     let i = 0;
     while (i < q.length && this.waits(q[i])) i++;
     if (i === q.length) return [];
-    const first = q[i].req.share;
+    // --script-batch-ms 0: no shared transactions (a client's calls still go back to back)
+    const first = this.batchMs() > 0 ? q[i].req.share : undefined;
     let end = i + 1;
     const taken = [q[i]];
     if (first !== undefined) {
