@@ -23,6 +23,7 @@ import { kReadScratch, keepRead } from './read-slab';
 import { ReplyQueue } from './reply-queue';
 import { OutputLimiter } from './output-limit';
 import { dispatch, holdWhile, type DispatchClient } from './dispatch';
+import type { CallHold } from './script-join';
 import type { User } from '../core/acl/user';
 import type { ClientTracking } from '../core/engine/tracking/client-tracking';
 import type { TlsServerContext } from '../core/tls/secure-context';
@@ -71,6 +72,7 @@ export class Client implements DispatchClient {
   private lastRead = performance.now();
   lastCommand = 'NULL';
   held: Buffer[][] | undefined = undefined;
+  calls: CallHold | undefined = undefined;
   readonly parser: RequestParser;
   private readonly writer = new ReplyWriter();
   readonly replies = new ReplyQueue(this.writer);
@@ -401,8 +403,8 @@ export class Client implements DispatchClient {
     if (this.slot >= 0 && !this.closed) this.releaseIfIdle();
   };
 
-  holdWhile(done: PromiseLike<unknown>): void {
-    holdWhile(this, done);
+  holdWhile(done: PromiseLike<unknown>, queued?: PromiseLike<unknown>): void {
+    holdWhile(this, done, queued);
   }
 
   priorSettled(): Promise<void> | undefined {

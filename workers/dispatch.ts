@@ -26,6 +26,7 @@ import { aclRefusal } from '../core/acl/enforce';
 import { PresenceReply, probePresence, statuses, type Presence } from '../core/engine/key-presence';
 import type { Outcome } from '../core/engine/pending-reply';
 import { clientCaching as kClientCaching } from '../core/engine/commands/connection/client/tracking';
+import { CallHold, isScriptCall } from './script-join';
 
 /** What dispatch needs of the worker (WorkerState). */
 export interface DispatchState {
@@ -50,6 +51,8 @@ export interface DispatchClient extends Session {
   lastCommand: string;
   /** commands read while a script call of this client runs (holdWhile) */
   held: Buffer[][] | undefined;
+  /** set when a script call made the hold: later script calls may join it (./script-join.ts) */
+  calls: CallHold | undefined;
   unackedWrites: number;
   /** a slot was filled: encode the finished prefix and write soon */
   replied(): void;
@@ -57,10 +60,18 @@ export interface DispatchClient extends Session {
 
 export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   if (c.closing) return;
-  if (c.held !== undefined) {
+  if (c.held !== undefined && (c.calls?.held !== c.held || !c.calls.joinsNow(argv))) {
     c.held.push(argv);
     return;
   }
+  execute(c, argv);
+}
+
+/** the client and command spec.run is running for (dispatch's own, not EXEC's queued ones): holdWhile reads it */
+let runningFor: DispatchClient | undefined;
+let runningSpec: CommandSpec | undefined;
+
+function execute(c: DispatchClient, argv: Buffer[]): void {
   const state = c.state;
   const stats = state.stats;
   const skipThis = c.skipNext;
@@ -111,12 +122,18 @@ export function dispatch(c: DispatchClient, argv: Buffer[]): void {
   // leaves after the clients it serves (core/engine/commands/blocking/push-gate.ts)
   const gate = hook.holdsLater !== undefined && hook.holdsLater(c, db, spec, argv) ? holdLater(c) : undefined;
   let result: RunResult;
+  // gated: its later commands wait for its reply, so none may join it
+  if (gate === undefined) {
+    runningFor = c;
+    runningSpec = spec;
+  }
   try {
     result = spec.run(c, argv);
   } catch (e) {
     state.log(`command ${spec.name} failed: ${(e as Error).stack ?? e}`);
     result = new RespError(`ERR internal error: ${(e as Error).message}`);
   }
+  runningFor = runningSpec = undefined;
   // CLIENT CACHING yes|no lasts one command, or until EXEC (Redis's resetClient)
   if (tracking !== undefined && spec !== kClientCaching && c.multi === undefined) tracking.caching = false;
   // after run: CLIENT REPLY OFF silences its own reply, CLIENT REPLY ON answers
@@ -252,13 +269,20 @@ function report(hook: WriteHook, db: number, spec: CommandSpec, argv: Buffer[], 
 /**
  * EVAL/FCALL run on a connection of their own, not the client's lane: until `done` settles, the
  * client's later commands wait, then run in the order they came (Redis runs a client's commands
- * one after another; a GET pipelined behind a script must see its writes).
+ * one after another; a GET pipelined behind a script must see its writes). A script call's hold
+ * (`queued` given, run by dispatch itself) lets the client's next script calls join it once
+ * `queued` settled: they are queued behind it in order (./script-join.ts).
  */
-export function holdWhile(c: DispatchClient, done: PromiseLike<unknown>): void {
-  // already held: a command running inside one that holds (a script call EXEC runs, which awaits
-  // it); the outer hold ends later, and a second one would drop what the first has kept
-  if (c.held !== undefined) return;
-  c.held = [];
+export function holdWhile(c: DispatchClient, done: PromiseLike<unknown>, queued?: PromiseLike<unknown>): void {
+  const joins = queued !== undefined && runningFor === c && isScriptCall(runningSpec!.name);
+  if (c.held !== undefined) {
+    // a script call that joined (CallHold.joinsNow): the hold lasts until it answered too
+    if (joins && c.calls?.held === c.held) c.calls.add(done, queued);
+    // otherwise a command running inside one that holds (a script call EXEC runs, which awaits
+    // it); the outer hold ends later, and a second one would drop what the first has kept
+    return;
+  }
+  const held: Buffer[][] = c.held = [];
   const release = (): void => {
     const held = c.held ?? [];
     c.held = undefined;
@@ -270,11 +294,18 @@ export function holdWhile(c: DispatchClient, done: PromiseLike<unknown>): void {
     }
   };
   // and for the blocked clients what it ran woke (a script's undeclared keys: push-gate.ts cannot
-  // see them before it runs; its writes' reports took their holds before `done` settled)
+  // see them before it runs; its writes' reports took their holds before `done` settled). Script
+  // calls that joined the hold (./script-join.ts) are queued before this settles: a joined call
+  // does not wait for the clients the call before it woke on another instance (docs/blocking.md).
   const settled = (): void => {
     const woken = c.state.writeHook.replyHold(c.id);
     if (woken === undefined) release();
     else woken.then(release, release);
   };
-  done.then(settled, settled);
+  if (!joins) {
+    done.then(settled, settled);
+    return;
+  }
+  c.calls = new CallHold(held, c, settled, execute);
+  c.calls.add(done, queued);
 }

@@ -86,6 +86,7 @@ export class WorkerState implements ServerContext {
       maxBytes: () => this.config.int('batch-max-bytes'),
       batchTransaction: () => this.config.bool('batch-transaction'),
       scriptConnections: this.config.int('script-connections'),
+      scriptBatchMs: () => this.config.int('script-batch-ms'),
       log: (line) => this.log(line),
       lost: () => this.store.cache?.table.bumpEpoch(),
     });

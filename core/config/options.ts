@@ -86,6 +86,7 @@ export const kOptions: readonly OptionSpec[] = [
   opt({ name: 'convert-storage-mode', type: 'bool', default: 'no', mutable: false, startOnly: true, description: 'allow changing the storage mode of an existing keyspace (ALTER TABLE … SET LOGGED/UNLOGGED)' }),
   opt({ name: 'pg-connections', type: 'int', default: '1', min: 1, max: 64, mutable: false, description: 'Postgres connections (lanes) per worker' }),
   opt({ name: 'script-connections', type: 'int', default: '4', min: 1, max: 64, mutable: false, description: 'Postgres connections per worker kept for EVAL/FCALL transactions (opened on first use); more concurrent scripts wait' }),
+  opt({ name: 'script-batch-ms', type: 'int', default: '0', min: 0, max: 60000, mutable: true, description: 'script calls queued together share one transaction until they have run this long (ms), the rest go to the next (every reply waits for its batch\'s COMMIT); 0 = each call its own transaction (docs/scripting.md)' }),
   opt({ name: 'batch-max-commands', type: 'int', default: '256', min: 1, max: 65536, mutable: true, description: 'commands at most in one batched statement' }),
   opt({ name: 'batch-transaction', type: 'bool', default: 'yes', mutable: true, description: 'a batch of several statements commits once (one transaction), retried statement by statement after an error' }),
   opt({ name: 'batch-max-bytes', type: 'bytes', default: '4mb', min: 1024, max: 2 ** 31, mutable: true, description: 'argument bytes at most in one batched statement' }),

@@ -44,6 +44,12 @@ export interface AtomicRequest {
   /** asked while the call waits for a script connection, all held: a reply (BUSY behind a call
    * past busy-reply-threshold) ends the wait with it (workers/storage/script-busy.ts) */
   busy?: () => RespError | undefined;
+  /** the client the call is from: its calls run one at a time, in the order queued, and may
+   * share a batch (a pipelining client's EVALSHAs: workers/storage/script-pool.ts) */
+  chain?: object;
+  /** told once the call is in the script connections' queue (the client's next pipelined call
+   * may be queued behind it: workers/script-join.ts) */
+  queued?: () => void;
 }
 
 /** A script or function call's part in a batch's first statement and its kill markers. */

@@ -116,8 +116,10 @@ export interface Session {
   /** set while EXEC runs its queue: blocking commands answer at once (Redis's CLIENT_DENY_BLOCKING) */
   denyBlocking?: boolean;
   watched: WatchedKey[];
-  /** EVAL/FCALL: the client's later commands wait until `done` settles (workers/dispatch.ts holdWhile) */
-  holdWhile?(done: PromiseLike<unknown>): void;
+  /** EVAL/FCALL: the client's later commands wait until `done` settles (workers/dispatch.ts
+   * holdWhile); a script call's `queued` settles once it is queued for a script connection, and
+   * a script call pipelined right behind it may then run beside it (workers/script-join.ts) */
+  holdWhile?(done: PromiseLike<unknown>, queued?: PromiseLike<unknown>): void;
   /** resolves once the replies owed now are final (their commands completed); undefined when none is (PUBLISH) */
   priorSettled?(): Promise<void> | undefined;
   /** the blocking command in progress (commands/blocking): the client's later commands wait for it */

@@ -8,7 +8,7 @@
 //
 //   npm run bench:bullmq -- [--jobs 10000] [--runs 3] [--delayed 200] [--steady 100] [--steady-rate 10]
 //                           [--servers postresp-logged,postresp-unlogged,redis-always,redis-none]
-//                           [--timeout 600] [--json FILE]
+//                           [--timeout 600] [--json FILE] [--lock-ms 30000]
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -24,7 +24,7 @@ const kServers: Record<string, (dir: string) => Promise<ServerHandle>> = {
   'redis-none': (dir) => startPeer('none', dir),
 };
 
-interface Options { jobs: number; runs: number; delayed: number; steady: number; steadyRate: number; servers: string[]; timeoutS: number; json: string | null }
+interface Options { jobs: number; runs: number; delayed: number; steady: number; steadyRate: number; servers: string[]; timeoutS: number; json: string | null; lockMs?: number }
 
 function parse(argv: string[]): Options {
   const o: Options = { jobs: 10_000, runs: 3, delayed: 200, steady: 100, steadyRate: 10, servers: Object.keys(kServers), timeoutS: 600, json: null };
@@ -38,6 +38,7 @@ function parse(argv: string[]): Options {
     else if (flag === '--steady-rate') o.steadyRate = Number(value);
     else if (flag === '--timeout') o.timeoutS = Number(value);
     else if (flag === '--json') o.json = value;
+    else if (flag === '--lock-ms') o.lockMs = Number(value);
     else if (flag === '--servers') o.servers = value.split(',');
     else throw new Error(`unknown option ${flag}`);
   }
@@ -74,10 +75,10 @@ async function main(): Promise<void> {
         const h = servers.get(s)!;
         const load = loadavg()[0].toFixed(1);
         const r = await runWorkload({ port: h.port, pid: h.pid, jobs: o.jobs, concurrency: [10, 50], delayed: o.delayed,
-          delayMs: [500, 2000], steady: o.steady, steadyRate: o.steadyRate, timeoutS: o.timeoutS });
+          delayMs: [500, 2000], steady: o.steady, steadyRate: o.steadyRate, timeoutS: o.timeoutS, lockMs: o.lockMs });
         results.get(s)!.push(r);
         console.error(`run ${run} ${s} (load ${load}): add ${fmt(o.jobs / r.addSeconds)} jobs/s, process ${fmt(o.jobs / r.processSeconds)} jobs/s,`
-          + ` events ${r.eventsReceived}, latency p50/p99 ${r.steadyLatency.p50}/${r.steadyLatency.p99} ms,`
+          + ` events ${r.eventsReceived}, stalled ${r.stalled}, latency p50/p99 ${r.steadyLatency.p50}/${r.steadyLatency.p99} ms,`
           + ` lateness p50/p99/max ${r.lateness.p50}/${r.lateness.p99}/${r.lateness.max} ms, CPU µs/job server ${fmt(r.cpuServerUsPerJob)} postgres ${fmt(r.cpuPostgresUsPerJob)}`
           + (r.errors.length ? `\n  ERRORS: ${r.errors.join('; ')}` : ''));
         console.error(`  scripts: ${r.scripts.slice(0, 8).map((c) => `${c.name} ${c.calls}× ${c.meanMs.toFixed(1)} ms`).join(', ')}`);

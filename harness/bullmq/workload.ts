@@ -20,6 +20,8 @@ export interface WorkloadOptions {
   steady: number;
   steadyRate: number;
   timeoutS: number;
+  /** the Workers' lockDuration (BullMQ's default 30 s), their stalled check every half of it */
+  lockMs?: number;
 }
 
 export interface Percentiles { p50: number; p99: number; max: number }
@@ -34,6 +36,8 @@ export interface WorkloadResult {
   commandstats: string[];
   lateness: Percentiles;
   steadyLatency: Percentiles;
+  /** the Workers' `stalled` events: a job whose lock expired, taken back to run again */
+  stalled: number;
   errors: string[];
 }
 
@@ -83,6 +87,7 @@ export async function runWorkload(o: WorkloadOptions): Promise<WorkloadResult> {
   const finished = new Map<string, number>();
   const completed = new Map<string, unknown>();
   let expected = o.jobs;
+  let stalled = 0;
   let wake: (() => void) | null = null;
   const waitFor = (n: number) => new Promise<void>((resolve, reject) => {
     if (completed.size >= n) return resolve();
@@ -111,8 +116,12 @@ export async function runWorkload(o: WorkloadOptions): Promise<WorkloadResult> {
     const t0 = performance.now();
     const added = await q.addBulk(Array.from({ length: o.jobs }, (_, n) => ({ name: 'bulk', data: { n } })));
     const t1 = performance.now();
-    workers = o.concurrency.map((concurrency) => new Worker(name, processor, { connection: connection(o.port), concurrency }));
-    for (const w of workers) w.on('completed', (job) => void finished.set(job.id!, Date.now()));
+    const locks = o.lockMs === undefined ? {} : { lockDuration: o.lockMs, stalledInterval: Math.round(o.lockMs / 2) };
+    workers = o.concurrency.map((concurrency) => new Worker(name, processor, { connection: connection(o.port), concurrency, ...locks }));
+    for (const w of workers) {
+      w.on('completed', (job) => void finished.set(job.id!, Date.now()));
+      w.on('stalled', () => void stalled++);
+    }
     const all = waitFor(expected);
     await all;
     const t3 = performance.now();
@@ -159,6 +168,7 @@ export async function runWorkload(o: WorkloadOptions): Promise<WorkloadResult> {
       commandstats: statsDelta(stats0, stats1),
       lateness: percentiles(lateness),
       steadyLatency: percentiles(steadyJobs.filter((j) => finished.has(j.id!)).map((j) => finished.get(j.id!)! - j.timestamp)),
+      stalled,
       errors,
     };
   } finally {

@@ -38,6 +38,8 @@ const nothing = (): Reply => null;
 export interface LaneStoreOptions extends LaneOptions {
   /** connections kept for scripts' transactions (opened on first use) */
   scriptConnections: number;
+  /** --script-batch-ms: a batch of script calls commits once its calls ran this long */
+  scriptBatchMs?: () => number;
 }
 
 export class LaneStore extends StatementStore implements KeyStore {
@@ -48,7 +50,7 @@ export class LaneStore extends StatementStore implements KeyStore {
   constructor(count: number, opts: LaneStoreOptions) {
     super();
     this.lanes = Array.from({ length: count }, () => new Lane(opts));
-    this.scripts = new ScriptPool(opts.scriptConnections, opts);
+    this.scripts = new ScriptPool(opts.scriptConnections, opts, opts.scriptBatchMs);
   }
 
   async start(): Promise<void> {

@@ -18,6 +18,13 @@
  * it may share (AtomicRequest.share), the calls of its kind queued right behind it, up to
  * kMaxBatch, as one transaction (./script-batch.ts). A call alone (nobody else waited) runs as
  * before: batches form only when calls outnumber the connections, like a group commit.
+ *
+ * A client's calls (AtomicRequest.chain) run one at a time and in order: while one runs, the
+ * client's later calls wait in the queue (other clients' calls pass them), and the next batch on
+ * a connection takes them together. A pipelining client (a BullMQ Worker's moveToFinished and
+ * extendLock on one connection) has its calls queued back to back (workers/script-join.ts), and
+ * the queue is served after the turn of the event loop that queued them, so calls read in one
+ * chunk share one transaction: one batch's latency instead of one call's each.
  */
 import type { AtomicRequest, AtomicRun } from '../../core/engine/key-store';
 import { NativePgConnection } from '../../core/engine/pg-driver/native-conn';
@@ -56,26 +63,49 @@ export class ScriptPool {
   private connecting = 0;
   private queue: QueuedCall[] = [];
   private closed = false;
+  /** clients (AtomicRequest.chain) with a call on a connection: their queued calls wait */
+  private readonly running = new Set<object>();
+  private pumpSoon = false;
   /** declared keys that made calls restart lately: calls on them hold their keys before the snapshot */
   private readonly hot = new HotKeys();
   readonly stats: ScriptPoolStats = { calls: 0, retries: 0, lockRestarts: 0, connections: 0, batchedCalls: 0, batches: 0 };
   /** waiting calls answer BUSY behind a call past busy-reply-threshold (./script-busy.ts) */
   private readonly busy = new BusyRefusal(this.queue, () => this.open >= this.max && this.connecting === 0 && this.idle.length === 0);
 
-  constructor(private readonly max: number, private readonly opts: ConnectionOptions) {}
+  constructor(private readonly max: number, private readonly opts: ConnectionOptions,
+    private readonly batchMs: () => number = () => 0) {}
 
   atomic<T>(req: AtomicRequest, body: (run: AtomicRun) => Promise<T>): Promise<T | RespError> {
     if (this.closed) return Promise.resolve(storageError('server shutting down'));
     return new Promise((resolve) => {
       this.queue.push({ req, body, resolve: resolve as (v: unknown) => void });
-      this.pump();
-      if (this.queue.length > 0) this.busy.waiting();
+      req.queued?.();
+      if (!this.pumpSoon) setImmediate(this.pumpNow);
+      this.pumpSoon = true;
     });
+  }
+
+  /** after the turn that queued calls: a client's calls read from one chunk are all queued by then */
+  private readonly pumpNow = (): void => {
+    this.pumpSoon = false;
+    this.pump();
+    if (this.queue.length > 0) this.busy.waiting();
+  };
+
+  /** the call waits for its client's call on a connection */
+  private waits(q: QueuedCall): boolean {
+    return q.req.chain !== undefined && this.running.has(q.req.chain);
+  }
+
+  private runnable(): number {
+    let n = 0;
+    for (const q of this.queue) if (!this.waits(q)) n++;
+    return n;
   }
 
   /** Gives queued calls to idle connections, and opens connections (up to max) for the rest. */
   private pump(): void {
-    while (this.queue.length > 0) {
+    for (let ready = this.runnable(); ready > 0; ready = this.runnable()) {
       let c: NativePgConnection | undefined;
       // one that died while idle (Postgres restarted) is dropped here
       while ((c = this.idle.pop()) !== undefined && c.closed) this.open--;
@@ -84,7 +114,7 @@ export class ScriptPool {
         void this.serve(c);
         continue;
       }
-      if (this.open >= this.max || this.connecting >= this.queue.length) return;
+      if (this.open >= this.max || this.connecting >= ready) return;
       this.connect();
     }
   }
@@ -110,12 +140,20 @@ export class ScriptPool {
 
   /** Runs batches from the queue on c until the queue is empty, then parks c. */
   private async serve(c: NativePgConnection): Promise<void> {
-    for (let batch = this.take(); batch.length > 0 && !c.closed && !this.closed; batch = this.take()) {
-      if (batch.length === 1) await this.alone(c, batch[0]);
-      else {
-        const over = this.busy.behind(batch);
-        await this.batch(c, batch).finally(over);
+    while (!c.closed && !this.closed) {
+      const batch = this.take();
+      if (batch.length === 0) break;
+      try {
+        if (batch.length === 1) await this.alone(c, batch[0]);
+        else {
+          const over = this.busy.behind(batch);
+          await this.batch(c, batch).finally(over);
+        }
+      } finally {
+        for (const q of batch) if (q.req.chain !== undefined) this.running.delete(q.req.chain);
       }
+      // calls that waited for these clients may go to other idle connections
+      if (this.idle.length > 0) this.pump();
     }
     this.release(c);
   }
@@ -132,19 +170,41 @@ export class ScriptPool {
     call.resolve(out);
   }
 
-  /** The first queued call and the calls of its kind that may share its transaction behind it. */
+  /**
+   * The first queued call whose client has none running, and the calls of its kind that may share
+   * its transaction behind it (passing over those that wait for their client's running call).
+   */
   private take(): QueuedCall[] {
     const q = this.queue;
-    if (q.length === 0) return [];
-    const first = q[0].req.share;
-    let n = 1;
-    if (first !== undefined) while (n < q.length && n < kMaxBatch && q[n].req.share?.kind === first.kind) n++;
-    return q.splice(0, n);
+    let i = 0;
+    while (i < q.length && this.waits(q[i])) i++;
+    if (i === q.length) return [];
+    // --script-batch-ms 0: no shared transactions (a client's calls still go back to back)
+    const first = this.batchMs() > 0 ? q[i].req.share : undefined;
+    let end = i + 1;
+    const taken = [q[i]];
+    if (first !== undefined) {
+      for (; end < q.length && taken.length < kMaxBatch; end++) {
+        if (this.waits(q[end])) continue;
+        if (q[end].req.share?.kind !== first.kind) break;
+        taken.push(q[end]);
+      }
+    }
+    if (taken.length === end - i) q.splice(i, end - i);
+    else {
+      // in place: BusyRefusal (./script-busy.ts) holds this array
+      const out = new Set(taken);
+      let kept = 0;
+      for (const x of q) if (!out.has(x)) q[kept++] = x;
+      q.length = kept;
+    }
+    for (const t of taken) if (t.req.chain !== undefined) this.running.add(t.req.chain);
+    return taken;
   }
 
   private async batch(conn: NativePgConnection, calls: QueuedCall[]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
-      const out = await runBatchOnce(conn, calls, attempt, this.hot.holdValues(calls.map((c) => c.req.share)));
+      const out = await runBatchOnce(conn, calls, attempt, this.batchMs(), this.hot.holdValues(calls.map((c) => c.req.share)));
       if (out.kind === 'restart' && attempt + 1 < kMaxAttempts) {
         if (out.ran > 0) this.stats.retries += out.ran;
         else {

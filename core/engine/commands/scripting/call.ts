@@ -34,6 +34,8 @@ export interface CallPlan {
   readOnly: boolean;
   /** runs the script with `host` once the keys are locked; the reply bytes (or an error reply) */
   run(host: CallHost, begun: Rows, store: import('../../key-store').KeyStore): Promise<Buffer>;
+  /** told when the call is queued for a script connection (inOrder's `queued`) */
+  queued?: () => void;
 }
 
 /** false when EVALSHA's script is no longer stored (a SCRIPT FLUSH, maybe on another instance) */
@@ -44,7 +46,8 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
   const { keys } = plan;
   const dbs = int2Array(keys.map(() => db));
   const names = encodeBufferArray(keys);
-  const req: AtomicRequest = { wrote: kScriptingSql.wrote, busy: () => busyReply(s) };
+  // a client's calls run in the order it sent them, and its pipelined ones may share a batch
+  const req: AtomicRequest = { wrote: kScriptingSql.wrote, busy: () => busyReply(s), chain: s, queued: plan.queued };
   if (keys.length > 0 || plan.store !== undefined || plan.check !== undefined || plan.libraries) {
     const sha = plan.store?.sha ?? plan.check ?? null;
     req.begin = { stmt: kScriptingSql.begin, values: [dbs, names, int8(Date.now()), sha, plan.store?.body ?? null] };
@@ -56,9 +59,14 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
   req.share = { kind: plan.fn === undefined ? 1 : 2, db, keys, store: plan.store, check: plan.check, stmts: kShareStmts };
   let host: CallHost | undefined;
   const hook = s.server.writeHook;
+  // CLIENT TRACKING remembers the running call's keys when it first reads (tracker.scriptRead):
+  // the client's next pipelined call may be dispatched before this one runs, so it is put back
+  // when this call's body starts (the calls of a client run one at a time)
+  const tracked = s.tracking?.script;
   let out: Buffer | RespError;
   try {
     out = await s.server.store.atomic(s, req, async (tx) => {
+      if (s.tracking !== undefined) s.tracking.script = tracked;
       host = new CallHost(s, tx.store, plan.readOnly, tx.markWritten, { db, keys }, tx.ahead);
       const watched = callStarted(s.server, plan.fn === undefined ? 'script' : 'function', plan.fn ?? plan.store?.sha ?? plan.check ?? '?');
       try {
@@ -92,12 +100,18 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
 
 /**
  * A command that runs on a script connection: the client's later commands wait until it
- * answered (Session.holdWhile), so they see what it did and it sees what came before.
+ * answered (Session.holdWhile), so they see what it did and it sees what came before. Its
+ * `queued` (given to runCall) settles once the call is queued for a connection, or has answered
+ * without one: a script call pipelined right behind it may then be queued too, in order
+ * (workers/script-join.ts), and run in the same batch.
  */
-export function inOrder(run: (s: Session, argv: Buffer[]) => Promise<Reply>): (s: Session, argv: Buffer[]) => Promise<Reply> {
+export function inOrder(run: (s: Session, argv: Buffer[], queued: () => void) => Promise<Reply>): (s: Session, argv: Buffer[]) => Promise<Reply> {
   return (s, argv) => {
-    const p = run(s, argv);
-    s.holdWhile?.(p);
+    let queued!: () => void;
+    const inQueue = new Promise<void>((r) => (queued = r));
+    const p = run(s, argv, queued);
+    p.then(queued, queued);
+    s.holdWhile?.(p, inQueue);
     return p;
   };
 }

@@ -21,7 +21,7 @@ function evalCommand(name: string, bySha: boolean, ro: boolean) {
     group: 'scripting', since: ro ? '7.0.0' : '2.6.0',
     summary: ro ? 'Execute a read-only Lua script server side' : 'Execute a Lua script server side',
     complexity: 'Depends on the script that is executed.',
-    run: inOrder(async (s, argv): Promise<Reply> => {
+    run: inOrder(async (s, argv, queued): Promise<Reply> => {
       // EVALSHA answers NOSCRIPT for a malformed sha before looking at numkeys (evalShaCommand)
       if (bySha && argv[1].length !== 40) return kNoScript;
       const split = splitKeys(argv);
@@ -43,7 +43,7 @@ function evalCommand(name: string, bySha: boolean, ro: boolean) {
       if (ro && !compat && !noWrites) return kWriteFlagRo;
       const { keys, args } = split;
       return runCall(s, {
-        keys, readOnly: ro || (!compat && noWrites),
+        keys, readOnly: ro || (!compat && noWrites), queued,
         // EVAL stores its body in every call (a no-op insert when present): the engine here may
         // know a body that a SCRIPT FLUSH elsewhere removed from Postgres
         store: bySha ? undefined : { sha, body: argv[1] }, check: bySha ? sha : undefined,

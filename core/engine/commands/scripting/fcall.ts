@@ -33,7 +33,7 @@ function fcallCommand(name: string, ro: boolean) {
     name, arity: -3, flags, keys: { first: 0, last: 0, step: 0, numkeysAt: 2 }, acl: ['slow', 'scripting'],
     group: 'scripting', since: '7.0.0', summary: ro ? 'Invoke a read-only function' : 'Invoke a function',
     complexity: 'Depends on the function that is executed.',
-    run: inOrder(async (s, argv): Promise<Reply> => {
+    run: inOrder(async (s, argv, queued): Promise<Reply> => {
       const engine = engineOf(s);
       let fn = argv[1].toString();
       const split = splitKeys(argv, true);
@@ -44,7 +44,7 @@ function fcallCommand(name: string, ro: boolean) {
       }
       const { keys, args } = split;
       return runCall(s, {
-        keys, libraries: true, readOnly: ro, fn,
+        keys, libraries: true, readOnly: ro, fn, queued,
         async run(host, begun, store) {
           await syncLibraries(engine, Number(begun[0]?.[0] ?? 0), async () =>
             librarySet(await store.exec(s, kScriptingSql.libraries, [], (rows) => rows as never) as unknown as Rows));
