@@ -370,6 +370,27 @@ describe('lane runs against Postgres', () => {
       }
     });
 
+    /**
+     * The other lane as the side that wins a deadlock: <name>_lock_pair(a, b) (for this lane) locks
+     * a, waits at the barrier, then locks b; the ops returned (for `other`) lock <name>:2, wait at
+     * the barrier, then lock <name>:1, in a session that looks for deadlocks only after 10 s, so
+     * Postgres (deadlock_timeout 50 ms in the embedded server) picks this lane's statement.
+     */
+    async function victimOf(other: Lane, name: string): Promise<Op[]> {
+      await batch(...barrier(name), sql(`CREATE OR REPLACE FUNCTION ${name}_lock_pair(a text, b text) RETURNS int LANGUAGE plpgsql AS $f$
+        BEGIN
+          PERFORM 1 FROM kv WHERE key = convert_to(a, 'UTF8') FOR UPDATE;
+          PERFORM ${name}_barrier();
+          PERFORM 1 FROM kv WHERE key = convert_to(b, 'UTF8') FOR UPDATE;
+          RETURN 1;
+        END $f$`));
+      const slow = sql("SET deadlock_timeout = '10s'");
+      other.submit(slow);
+      await slow;
+      const lock = (k: string) => sql(`SELECT 1 FROM kv WHERE key = '${k}' FOR UPDATE`);
+      return [lock(`${name}:2`), sql(`SELECT ${name}_barrier()`), lock(`${name}:1`)];
+    }
+
     it('a batch split after an error goes out run by run: a deadlock victim that is not its last run is sent again', async () => {
       // the batch's transaction fails on 1/0 (nothing answered), then its runs go out one at a
       // time; the second locks ds:1 then ds:2 while another lane's transaction locks them in the
@@ -378,18 +399,7 @@ describe('lane runs against Postgres', () => {
       const other = await secondLane();
       try {
         await batch(set('ds:1', 'a'), set('ds:2', 'b'), set('ds:a', 'v'));
-        await batch(...barrier('ds'), sql(`CREATE OR REPLACE FUNCTION ds_lock_pair(a text, b text) RETURNS int LANGUAGE plpgsql AS $f$
-          BEGIN
-            PERFORM 1 FROM kv WHERE key = convert_to(a, 'UTF8') FOR UPDATE;
-            PERFORM ds_barrier();
-            PERFORM 1 FROM kv WHERE key = convert_to(b, 'UTF8') FOR UPDATE;
-            RETURN 1;
-          END $f$`));
-        const slow = sql("SET deadlock_timeout = '10s'");
-        other.submit(slow);
-        await slow;
-        const lock = (k: string) => sql(`SELECT 1 FROM kv WHERE key = '${k}' FOR UPDATE`);
-        const theirs = [lock('ds:2'), sql('SELECT ds_barrier()'), lock('ds:1')];
+        const theirs = await victimOf(other, 'ds');
         const mine = [sql('SELECT 1/0'), sql(`SELECT ds_lock_pair('ds:1', 'ds:2')`), get('ds:a')];
         const before = lane.snapshot();
         for (const op of mine) lane.submit(op);
@@ -412,18 +422,7 @@ describe('lane runs against Postgres', () => {
       const other = await secondLane();
       try {
         await batch(set('dv:1', 'a'), set('dv:2', 'b'));
-        await batch(...barrier('dv'), sql(`CREATE OR REPLACE FUNCTION dv_lock_pair(a text, b text) RETURNS int LANGUAGE plpgsql AS $f$
-          BEGIN
-            PERFORM 1 FROM kv WHERE key = convert_to(a, 'UTF8') FOR UPDATE;
-            PERFORM dv_barrier();
-            PERFORM 1 FROM kv WHERE key = convert_to(b, 'UTF8') FOR UPDATE;
-            RETURN 1;
-          END $f$`));
-        const slow = sql("SET deadlock_timeout = '10s'");
-        other.submit(slow);
-        await slow;
-        const lock = (k: string) => sql(`SELECT 1 FROM kv WHERE key = '${k}' FOR UPDATE`);
-        const theirs = [lock('dv:2'), sql('SELECT dv_barrier()'), lock('dv:1')];
+        const theirs = await victimOf(other, 'dv');
         const mine = sql(`SELECT dv_lock_pair('dv:1', 'dv:2')`);
         const before = { resends: lane.snapshot().conflictResends, retries: other.snapshot().txRetries };
         lane.submit(mine);
