@@ -362,9 +362,12 @@ describe('lane runs against Postgres', () => {
         for (const op of mine) lane.submit(op);
         for (const op of theirs) other.submit(op);
         assert.deepEqual(await Promise.all([...mine, ...theirs]), [1, 1, 1, 1, 1, 1]);
-        assert.equal(lane.snapshot().txRetries + other.snapshot().txRetries - before, 1);
-        // the loser ran again as one transaction (one commit), not split into runs
-        assert.equal(lane.snapshot().txBatches + other.snapshot().txBatches - txBefore, 3);
+        // Usually one victim; under load both backends' deadlock checks can fire before either
+        // aborted (a 1230/1231 run at load ~15 saw 2), and both re-runs can meet again: ≥ 1.
+        const retries = lane.snapshot().txRetries + other.snapshot().txRetries - before;
+        assert.ok(retries >= 1, `retries ${retries}`);
+        // every re-run was the whole batch as one transaction, never split into runs
+        assert.equal(lane.snapshot().txBatches + other.snapshot().txBatches - txBefore, 2 + retries);
       } finally {
         await other.close();
       }
