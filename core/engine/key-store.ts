@@ -30,10 +30,10 @@ export type Rows = unknown[][];
 
 /** A script or function call's transaction (KeyStore.atomic): its first and last statements. */
 export interface AtomicRequest {
-  /** the first statement inside the transaction (scripting's script_begin: locks the declared keys) */
+  /** the first statement inside the transaction (scripting's begin statement: locks the declared keys) */
   begin?: { stmt: Statement; values: unknown[] };
   /** the last one before COMMIT, in one pipeline with it (script_end); sent only when `needed`
-   * says so of the begin statement's rows (script_end: when script_begin placed something) */
+   * says so of the begin statement's rows (script_end: when the begin statement placed something) */
   end?: { stmt: Statement; values: unknown[]; needed?: (begun: Rows) => boolean };
   /** sent once, in one pipeline with the call's first write (scripting's script_wrote: marks the
    * call as having written, for SCRIPT KILL on other instances) */

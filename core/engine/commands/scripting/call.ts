@@ -38,6 +38,15 @@ export interface CallPlan {
   queued?: () => void;
 }
 
+/** keys in bytea order (Buffer.compare is Postgres's bytea comparison), duplicates dropped */
+function distinctSorted(keys: readonly Buffer[]): Buffer[] {
+  const out = [...keys].sort(Buffer.compare);
+  let n = 1;
+  for (let i = 1; i < out.length; i++) if (!out[i].equals(out[n - 1])) out[n++] = out[i];
+  out.length = n;
+  return out;
+}
+
 /** false when EVALSHA's script is no longer stored (a SCRIPT FLUSH, maybe on another instance) */
 export const scriptKnown = (begun: Rows): boolean => begun[0]?.[2] !== false;
 
@@ -50,9 +59,13 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
   const req: AtomicRequest = { wrote: kScriptingSql.wrote, busy: () => busyReply(s), chain: s, queued: plan.queued };
   if (keys.length > 0 || plan.store !== undefined || plan.check !== undefined || plan.libraries) {
     const sha = plan.store?.sha ?? plan.check ?? null;
-    req.begin = { stmt: kScriptingSql.begin, values: [dbs, names, int8(Date.now()), sha, plan.store?.body ?? null] };
+    // the begin statement locks KEYS in the array's order: (db, key) order, each once (one db here)
+    const locked = keys.length > 1 ? distinctSorted(keys) : keys;
+    const lockedDbs = locked === keys ? dbs : int2Array(locked.map(() => db));
+    req.begin = { stmt: kScriptingSql.begin, values: [lockedDbs, locked === keys ? names : encodeBufferArray(locked), int8(Date.now()), sha,
+      plan.store?.body ?? null] };
   }
-  // script_begin's second column: the placeholders it made, which script_end drops (none: the
+  // the begin statement's second column: the placeholders it made, which script_end drops (none: the
   // keys all existed, the usual case, and the statement is not sent)
   if (keys.length > 0) req.end = { stmt: kScriptingSql.end, values: [dbs, names], needed: (begun) => Number(begun[0]?.[1] ?? 1) !== 0 };
   // queued behind busy script connections, the call may share a transaction with others (docs/scripting.md)

@@ -2,22 +2,23 @@
  * The server-side functions of a script or function call's transaction (docs/scripting.md):
  *
  *   BEGIN ISOLATION LEVEL REPEATABLE READ
- *   script_begin(KEYS…)   lock each declared key's kv row in (db, key) order; an absent key gets
+ *   begin (sql.ts)        lock each declared key's kv row in (db, key) order; an absent key gets
  *                         a placeholder row (a WATCH mark with no watcher: card 0) so a client
  *                         creating it meanwhile waits for the commit instead of slipping in;
  *                         stores an EVAL body; returns the function-library version (FCALL) and
  *                         how many placeholders it made. EVALSHA (a sha, no body): first checks
  *                         that the script is still stored (`known`), so a SCRIPT FLUSH on another
- *                         instance, committed before this snapshot, makes the call NOSCRIPT
+ *                         instance, committed before this snapshot, makes the call NOSCRIPT.
+ *                         One SQL statement (a batch's is script_batch_begin, below)
  *   … each redis.call's own statements …
- *   script_end(KEYS…)     drops the placeholders the script left as they were (only sent when
- *   COMMIT                script_begin made some; it goes in one pipeline with COMMIT)
+ *   end (sql.ts)          drops the placeholders the script left as they were (only sent when
+ *   COMMIT                begin made some; it goes in one pipeline with COMMIT)
  *
  * A placeholder is what every command already treats as a missing key (transactions/functions.ts:
  * readers see it expired, creators go through it, DEL/FLUSH/the sweeper skip it), and it is never
  * committed, so nobody else ever sees one.
  *
- * Running scripts, seen from every instance (SCRIPT KILL / FUNCTION KILL, ./kill.ts): script_begin
+ * Running scripts, seen from every instance (SCRIPT KILL / FUNCTION KILL, ./kill.ts): begin
  * also takes a shared transaction-scoped advisory lock (class, 1) for EVAL or (class, 2) for FCALL,
  * and the first write of the call takes (class, 3) (script_wrote, pipelined with that write). Shared
  * locks never wait; they go with the transaction, so pg_locks shows each running call, its kind
@@ -48,29 +49,13 @@ export function scriptingFunctions(s: string): string[] {
          END LOOP;
        END LOOP;`;
   return [
-    `CREATE OR REPLACE FUNCTION ${s}.script_begin(p_dbs int2[], p_keys bytea[], p_now int8, p_sha text, p_body bytea,
-       OUT lib_version int8, OUT placed int4, OUT known bool)
-     LANGUAGE plpgsql AS $f$
-     DECLARE w record;
-     BEGIN
-       placed := 0;
-       known := true;
-       IF p_sha IS NOT NULL AND p_body IS NULL THEN
-         known := EXISTS (SELECT 1 FROM ${s}.scripts sc WHERE sc.sha = p_sha);
-         IF NOT known THEN RETURN; END IF;
-       END IF;
-       PERFORM pg_advisory_xact_lock_shared(${cls}, CASE WHEN p_sha IS NULL THEN 2 ELSE 1 END);
-       -- (db, key) order, like every multi-row writer: two scripts on the same keys never deadlock
-       ${lockKeys}
-       IF p_body IS NOT NULL THEN
-         INSERT INTO ${s}.scripts (sha, body) VALUES (p_sha, p_body) ON CONFLICT (sha) DO NOTHING;
-       END IF;
-       lib_version := (SELECT v.version FROM ${s}.function_version v);
-     END $f$`,
+    // the class of the running-call locks, for statements (sql.ts `begin`), which know no schema:
+    // an IMMUTABLE one-line SQL function, inlined as the constant when the statement is planned
+    `CREATE OR REPLACE FUNCTION ${s}.script_class() RETURNS int4 LANGUAGE sql IMMUTABLE AS $f$ SELECT ${cls} $f$`,
     // A batch of calls sharing one transaction (workers/storage/script-batch.ts): every call's keys
     // locked at once in (db, key) order (two batches never deadlock on declared keys), every
     // EVALSHA's sha checked (`unknown`: bit i-1 set when p_checks[i] is no longer stored), every
-    // EVAL body stored. The kind lock is transaction-level as in script_begin; "written" is a
+    // EVAL body stored. The kind lock is transaction-level as in `begin`; "written" is a
     // session-level lock per call (script_call_wrote / script_call_unwrote) so that a call after a
     // writer in the same transaction shows as killable again.
     `CREATE OR REPLACE FUNCTION ${s}.script_batch_begin(p_dbs int2[], p_keys bytea[], p_now int8, p_kind int4,

@@ -7,9 +7,32 @@ import { call } from '../function-call';
 import { kWatchMark } from '../kv-row';
 
 export const kScriptingSql = {
-  /** the call's first statement: locks KEYS, stores an EVAL body; the library version, the
-   * number of placeholders made (none: script_end is not sent), whether EVALSHA's sha is stored */
-  begin: call('script_begin', 'lib_version, placed, known', 'int2[]', 'bytea[]', 'int8', 'text', 'bytea'),
+  /**
+   * The call's first statement: EVALSHA's sha still stored (`known`; when not, nothing else is
+   * done), the running-call advisory lock of its kind (./functions.ts), KEYS locked (FOR UPDATE of
+   * their kv rows, all of them before any placeholder, which an absent key gets: the number made
+   * is `placed`, and `end` is sent only when it is above 0), an EVAL body stored, the
+   * function-library version (FCALL). KEYS distinct, one db, sorted by the caller (call.ts), as
+   * for `lock` below. One SQL statement, not the PL/pgSQL function script_begin it replaces: that
+   * ran ~20 statements of its own per BullMQ call (a FOR UPDATE per key, an INSERT per absent key,
+   * a DISTINCT, the sha, the version), each an executor start and end (docs/BENCHMARKS.md
+   * "Where a BullMQ job's Postgres CPU went").
+   */
+  begin: {
+    text: `WITH c AS MATERIALIZED (SELECT $4::text IS NULL OR $5::bytea IS NOT NULL
+          OR EXISTS (SELECT 1 FROM scripts sc WHERE sc.sha = $4::text) AS known),
+      g AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared(script_class(), CASE WHEN $4::text IS NULL THEN 2 ELSE 1 END)
+          FROM c WHERE c.known),
+      l AS MATERIALIZED (SELECT k.db, k.key FROM unnest($1::int2[], $2::bytea[]) AS t(db, key)
+          JOIN kv k ON k.db = t.db AND k.key = t.key WHERE (SELECT count(*) FROM g) > 0 FOR UPDATE OF k),
+      p AS (INSERT INTO kv (db, key, type, expires_at, card, version)
+            SELECT t.db, t.key, ${kWatchMark}, -$3::int8, 0, txid_current() FROM unnest($1::int2[], $2::bytea[]) AS t(db, key)
+             WHERE (SELECT count(*) FROM l) >= 0 AND (SELECT count(*) FROM g) > 0
+               AND NOT EXISTS (SELECT 1 FROM l WHERE l.db = t.db AND l.key = t.key)
+            ON CONFLICT (db, key) DO NOTHING RETURNING 1),
+      st AS (INSERT INTO scripts (sha, body) SELECT $4::text, $5::bytea WHERE $5::bytea IS NOT NULL ON CONFLICT (sha) DO NOTHING)
+      SELECT (SELECT v.version FROM function_version v) AS lib_version, (SELECT count(*) FROM p)::int4 AS placed, c.known FROM c`,
+  },
   /** before COMMIT: the placeholders of absent KEYS go. The statement itself, not script_end(): a
    * LANGUAGE sql function that is not inlined is planned at every call (~350 µs of Postgres time
    * per call under the EVALSHA benchmark's load against ~46 µs for the DELETE, pg_stat_statements);

@@ -202,23 +202,28 @@ export function streamFunctions(s: string): string[] {
      END $f$`,
     // XREAD: each key's entries after its id (NULL: '$', the stream's last id), at most p_count
     // each (NULL: all). Rows (i, type, ms, seq, fv); a key that is not a stream gives one row
-    // with its type; a stream with nothing new gives no row.
+    // with its type; a stream with nothing new gives no row. The start ids are taken from the
+    // first loop's kv rows (the function is STABLE: one snapshot) into variables, so the entries'
+    // scan starts at the id in stream_entries_pkey: joined with kv for coalesce(p_ms[j],
+    // k.x_last_ms), the lanes' cached plan filtered every entry of the stream (1.1 ms of Postgres
+    // CPU per XREAD of 2 entries from 5,000; BullMQ's QueueEvents sends 1-3 per job)
     `CREATE OR REPLACE FUNCTION ${s}.x_read(p_db int2, p_keys bytea[], p_ms int8[], p_seq int8[], p_count int8, p_now int8)
      RETURNS TABLE (i int4, type int2, ms int8, seq int8, fv bytea[]) LANGUAGE plpgsql STABLE AS $f$
      #variable_conflict use_column
-     DECLARE j int; r record;
+     DECLARE j int; r record; sms int8[]; sseq int8[];
      BEGIN
        FOR j IN 1 .. cardinality(p_keys) LOOP
          SELECT k.type, k.x_last_ms, k.x_last_seq INTO r FROM ${s}.kv k
            WHERE k.db = p_db AND k.key = p_keys[j] AND ${live('k')};
          IF NOT FOUND THEN CONTINUE; END IF;
          IF r.type <> ${kT} THEN RETURN QUERY SELECT j, r.type, NULL::int8, NULL::int8, NULL::bytea[]; RETURN; END IF;
+         sms[j] := coalesce(p_ms[j], r.x_last_ms);
+         sseq[j] := coalesce(p_seq[j], r.x_last_seq);
        END LOOP;
        FOR j IN 1 .. cardinality(p_keys) LOOP
-         RETURN QUERY SELECT j, ${kT}::int2, e.ms, e.seq, e.fv FROM ${s}.kv k JOIN ${s}.stream_entries e
-             ON e.db = k.db AND e.key = k.key
-           WHERE k.db = p_db AND k.key = p_keys[j] AND ${live('k')} AND k.type = ${kT}
-             AND (e.ms, e.seq) > (coalesce(p_ms[j], k.x_last_ms), coalesce(p_seq[j], k.x_last_seq))
+         CONTINUE WHEN sms[j] IS NULL;
+         RETURN QUERY SELECT j, ${kT}::int2, e.ms, e.seq, e.fv FROM ${s}.stream_entries e
+           WHERE e.db = p_db AND e.key = p_keys[j] AND (e.ms, e.seq) > (sms[j], sseq[j])
            ORDER BY e.ms, e.seq LIMIT p_count;
        END LOOP;
      END $f$`,
