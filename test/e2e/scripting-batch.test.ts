@@ -104,6 +104,34 @@ describe('script calls sharing one transaction', () => {
     for (const c of [h, p, q, w]) c.close();
   });
 
+  it('a call that keeps meeting serialization failures does not hold the calls before it in its batch', async () => {
+    const [h, x, y, w] = await connected(a.port, 4);
+    await w.call('DEL', 'sa', 'hotk');
+    const { done: held } = await holdConnection(h, 300);
+    // x, then y in one batch: y busy-waits 100 ms and reads hotk (not declared: locked only then),
+    // which w rewrites all the while, so hotk has changed since the batch's snapshot every time.
+    // Re-running the batch whole, x waited for y until w stopped (the cap below); now x commits
+    // after the first restart and y runs on, alone, until w stops
+    const xs = x.call('EVAL', "return redis.call('incr', KEYS[1])", '1', 'sa');
+    await new Promise((r) => setTimeout(r, 20));
+    const ys = y.call('EVAL', `${kWait}; return redis.call('get', 'hotk')`, '0', '100');
+    let xAnswered = false;
+    void xs.then(() => { xAnswered = true; });
+    const writes = (async () => {
+      const cap = Date.now() + 4000;
+      let i = 0;
+      await held;
+      while (!xAnswered && Date.now() < cap) await w.call('SET', 'hotk', `v${++i}`);
+      return i;
+    })();
+    const last = await writes;
+    assert.ok(xAnswered, 'x answered while hotk was being rewritten');
+    assert.equal(await xs, 1);
+    assert.equal(await ys, `v${last}`);
+    assert.equal(await w.call('GET', 'sa'), '1');
+    for (const c of [h, x, y, w]) c.close();
+  });
+
   it('a call waiting for a hot declared key waits before its snapshot: no lock restart', async () => {
     // instance b: one worker, so both clients' calls see the keys this worker found hot
     const [h, w] = await connected(b.port, 2);
