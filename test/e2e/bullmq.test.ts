@@ -6,9 +6,9 @@
  * its delay, and every `completed` event received by QueueEvents, which reads the events stream
  * with XREAD BLOCK: idle, it waits in one call instead of asking again and again. The Workers wait
  * for jobs in BZPOPMIN on the queue's marker key; the jobs move through BullMQ's Lua scripts.
- * Then: the Worker rate limiter holds (by the server's clock: its events stream), a Worker killed with SIGKILL mid-job has its job recovered
- * as stalled by another Worker, and BullMQ's start-up check (INFO's redis_version and
- * maxmemory_policy) prints no warning. FlowProducer: test/libraries/bullmq-flow.test.ts.
+ * Then: the Worker rate limiter holds (by the server's clock: its events stream), a Worker
+ * killed with SIGKILL mid-job has its job recovered as stalled by another Worker, and BullMQ's
+ * start-up check (INFO's redis_version and maxmemory_policy) prints no warning. FlowProducer: test/libraries/bullmq-flow.test.ts.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

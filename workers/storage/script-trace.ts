@@ -5,6 +5,8 @@
  *
  *   epoch ms queued  start  end  client  sha8  batch-size  attempts
  *
+ * (attempts of a call alone: the worker's restarts while it ran, an upper bound; of a batch: its own)
+ *
  * Off (the default) it costs one property read per call. Written for BullMQ's job locks
  * (docs/scripting.md "BullMQ's job locks"): a lock set by a call's SET … PX counts down from the
  * redis.call, and a renewal (extendLocks) waits in the queue behind its Worker's other calls.
