@@ -2,8 +2,9 @@
  * Script calls that share a transaction (workers/storage/script-batch.ts): with one worker and one
  * script connection, calls that arrive while a slow call holds the connection queue and then run
  * as one batch. A Lua error in one of them keeps its own earlier writes and the others'; a
- * serialization failure re-runs the whole batch once (nothing applied twice); a KILL from another
- * instance stops a runaway call queued behind a writer of its batch (OK, not UNKILLABLE); and
+ * serialization failure re-runs the call that met it (nothing applied twice); a KILL from another
+ * instance stops a runaway call queued behind a writer of its batch (OK, not UNKILLABLE); a call
+ * that keeps meeting serialization failures does not hold the calls before it; and
  * pipelined clients end in the state redis-server ends in.
  */
 import assert from 'node:assert/strict';
@@ -83,7 +84,7 @@ describe('script calls sharing one transaction', () => {
     for (const c of [h, x, y, z]) c.close();
   });
 
-  it('a serialization failure re-runs the whole batch: nothing applied twice', async () => {
+  it('a serialization failure re-runs the call that met it: nothing applied twice', async () => {
     const [h, p, q, w] = await connected(a.port, 4);
     await w.call('SET', 'sx', 'start');
     await w.call('DEL', 'scount');
