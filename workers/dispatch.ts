@@ -289,9 +289,13 @@ export function holdWhile(c: DispatchClient, done: PromiseLike<unknown>, queued?
     for (let i = 0; i < held.length; i++) {
       // a released command that holds again (another script) keeps the rest behind it
       const again = c.held as Buffer[][] | undefined;
-      if (again !== undefined) { again.push(...held.slice(i)); return; }
+      if (again !== undefined) { again.push(...held.slice(i)); break; }
       dispatch(c, held[i]);
     }
+    // a reply known at once (QUIT's +OK, PING) went straight into the writer, which onData flushes
+    // after a read; a release after the flush of the call's reply (it waited for the clients the
+    // call's writes woke) left it there: BullMQ's Worker.close hung on its QUIT
+    if (held.length > 0) c.replied();
   };
   // and for the blocked clients what it ran woke (a script's undeclared keys: push-gate.ts cannot
   // see them before it runs; its writes' reports took their holds before `done` settled). Script

@@ -126,6 +126,25 @@ describe('a client\'s pipelined script calls', () => {
     }
   });
 
+  it('a QUIT behind a call whose write wakes a blocked client answers +OK and closes', async () => {
+    // the call's hold ends only once the woken client was served (blocking.md), after its reply
+    // was flushed: QUIT's +OK, written at the release, stayed unsent and the connection open
+    // (BullMQ's Worker.close hung so; main's build: 10 of 10 here)
+    const blocked = await RawClient.connect(oracle.postresp.port);
+    const c = await RawClient.connect(oracle.postresp.port);
+    try {
+      blocked.send(encode('BZPOPMIN', 'pq-wake', '10'));
+      for (let i = 0; i < 200 && !/blocked_clients:[1-9]/.test(String(await c.call('INFO', 'clients'))); i++) await new Promise((r) => setTimeout(r, 10));
+      c.send(Buffer.concat([encode('EVAL', "return redis.call('zadd', KEYS[1], 1, 'm')", '1', 'pq-wake'), encode('QUIT')]));
+      assert.deepEqual(await c.read(2, 5000), [1, 'OK']);
+      await c.waitClosed(5000);
+      assert.deepEqual(await blocked.read(1, 5000), [['pq-wake', 'm', '1']]);
+    } finally {
+      c.close();
+      blocked.close();
+    }
+  });
+
   it('8 clients pipelining calls on shared keys end with every increment counted once', async () => {
     const port = oracle.postresp.port;
     const cs = await Promise.all(Array.from({ length: 8 }, () => RawClient.connect(port)));

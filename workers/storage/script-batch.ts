@@ -33,12 +33,15 @@ export interface QueuedCall {
   req: AtomicRequest;
   body(run: AtomicRun): Promise<unknown>;
   resolve(v: unknown): void;
+  /** Date.now() when queued, while tracing (./script-trace.ts) */
+  queuedAt?: number;
 }
 
 /** What an attempt of a batch came to. */
 export type BatchOutcome =
   | { kind: 'committed'; values: unknown[]; ran: number }
-  | { kind: 'restart'; ran: number }
+  /** `at`: the call whose statements met the serialization failure or deadlock (undefined: BEGIN's or COMMIT's) */
+  | { kind: 'restart'; ran: number; at?: number }
   | { kind: 'failed' };
 
 /** script_batch_begin's parameters for these calls. */
@@ -80,6 +83,7 @@ export async function runBatchOnce(conn: NativePgConnection, calls: readonly Que
   const values: unknown[] = [];
   let ran = 0;
   let check = 0;
+  let at: number | undefined;
   // bodies stored by the batch's EVALs: an EVALSHA after one (a client's EVAL, then EVALSHA of
   // it, pipelined) finds its script, as it would after that EVAL's own transaction
   let stored: Set<string> | undefined;
@@ -100,13 +104,14 @@ export async function runBatchOnce(conn: NativePgConnection, calls: readonly Que
       tx.failure ??= e as Error;
     }
     ran = i + 1;
+    if (tx.failed) at = i;
     // the replies wait for COMMIT: past the budget, the rest go to the next batch
     if (last || performance.now() - started >= budgetMs) break;
   }
   // every call's placeholders, those of calls a KILL left for the next batch too
   const end = placed > 0 && !tx.failed ? { sql: stmts.end.text, values: endValues(calls) } : undefined;
   await tx.finish(end);
-  if (tx.restart) return { kind: 'restart', ran };
+  if (tx.restart) return { kind: 'restart', ran, at };
   if (tx.failed) return { kind: 'failed' };
   return { kind: 'committed', values, ran };
 }

@@ -36,6 +36,7 @@ import { ScriptTx } from './script-tx';
 import { runBatchOnce, type QueuedCall } from './script-batch';
 import { HotKeys } from './script-hold';
 import { BusyRefusal } from './script-busy';
+import { traceQueued, traceRan, tracing } from './script-trace';
 
 /** a transaction that keeps failing to serialize ends with an error after this many attempts */
 const kMaxAttempts = 1000;
@@ -78,7 +79,9 @@ export class ScriptPool {
   atomic<T>(req: AtomicRequest, body: (run: AtomicRun) => Promise<T>): Promise<T | RespError> {
     if (this.closed) return Promise.resolve(storageError('server shutting down'));
     return new Promise((resolve) => {
-      this.queue.push({ req, body, resolve: resolve as (v: unknown) => void });
+      const q: QueuedCall = { req, body, resolve: resolve as (v: unknown) => void };
+      if (tracing) traceQueued(q);
+      this.queue.push(q);
       req.queued?.();
       if (!this.pumpSoon) setImmediate(this.pumpNow);
       this.pumpSoon = true;
@@ -161,12 +164,15 @@ export class ScriptPool {
   /** One call in a transaction of its own. */
   private async alone(conn: NativePgConnection, call: QueuedCall): Promise<void> {
     let out: unknown;
+    const start = tracing ? Date.now() : 0;
+    const redone = this.stats.retries + this.stats.lockRestarts;
     try {
       out = await this.attempts(conn, call.req, call.body);
     } catch (e) {
       out = errorReply(e as Error);
     }
     this.stats.calls++;
+    if (tracing) traceRan([call], 1, start, 1 + this.stats.retries + this.stats.lockRestarts - redone);
     call.resolve(out);
   }
 
@@ -203,11 +209,13 @@ export class ScriptPool {
   }
 
   private async batch(conn: NativePgConnection, calls: QueuedCall[]): Promise<void> {
+    const start = tracing ? Date.now() : 0;
     for (let attempt = 0; ; attempt++) {
       const out = await runBatchOnce(conn, calls, attempt, this.batchMs(), this.hot.holdValues(calls.map((c) => c.req.share)));
       if (out.kind === 'restart' && attempt + 1 < kMaxAttempts) {
         if (out.ran > 0) this.stats.retries += out.ran;
-        else {
+        if (out.at !== undefined && calls.length > 1) this.splitAt(calls, out.at);
+        else if (out.ran === 0) {
           this.stats.lockRestarts += calls.length;
           this.hot.add(calls.map((c) => c.req.share));
         }
@@ -222,11 +230,33 @@ export class ScriptPool {
       this.stats.batches++;
       this.stats.batchedCalls += out.ran;
       this.stats.calls += out.ran;
+      if (tracing) traceRan(calls, out.ran, start, attempt + 1);
       for (let i = 0; i < out.ran; i++) calls[i].resolve(out.values[i]);
       // a KILL ended the batch early: the rest go first in the queue
       if (out.ran < calls.length) this.queue.unshift(...calls.slice(out.ran));
       return;
     }
+  }
+
+  /**
+   * A batch restarted because call `at` met a serialization failure or a deadlock (a key it touched
+   * changed after the batch's snapshot): the calls before it run again as the batch, and it and
+   * the calls after it go back to the front of the queue (call 0 stays, alone: its snapshot is as
+   * fresh as a call's own). Re-running the whole batch kept giving the conflicting call the
+   * snapshot of the batch's start, as old as the calls before it took to run, while its
+   * neighbours, of other clients too, waited with it: under BullMQ a getCounts behind a Worker's
+   * moveToFinished in one batch restarted 41 times in 20 s and the Worker's job locks expired
+   * (docs/scripting.md "BullMQ's job locks"). `calls` is cut in place: it is what serve() lets go
+   * of when the batch ends (running), and the calls put back wait in the queue until then only
+   * when their client still has a call in it.
+   */
+  private splitAt(calls: QueuedCall[], at: number): void {
+    const keep = Math.max(at, 1);
+    const back = calls.splice(keep);
+    const mine = new Set(calls.map((c) => c.req.chain));
+    for (const c of back) if (c.req.chain !== undefined && !mine.has(c.req.chain)) this.running.delete(c.req.chain);
+    this.queue.unshift(...back);
+    if (this.idle.length > 0 || this.open < this.max) this.pump();
   }
 
   private async attempts<T>(conn: NativePgConnection, req: AtomicRequest, body: (run: AtomicRun) => Promise<T>): Promise<T | RespError> {
