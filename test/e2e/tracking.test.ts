@@ -69,7 +69,7 @@ describe('CLIENT TRACKING REDIRECT to a third worker (--workers 3)', () => {
   before(async () => { three = await startServer(['--workers', '3', '--storage-mode', 'unlogged', '--enable-debug-command', 'local']); });
   after(async () => { await three?.stop(); });
 
-  it('the redirect target has the invalidation before the writer has its reply, writer on a third worker or on the tracking client\'s', async () => {
+  it('the redirect target has the invalidation before the writer has its reply, writer on a third worker or on the tracking client\'s; BCAST too', async () => {
     const [[tracker, target, writer], opened] = await onWorkers(three.port, 3);
     try {
       // a second writer on the tracking client's worker (the redirect's hop starts there), and a
@@ -107,6 +107,24 @@ describe('CLIENT TRACKING REDIRECT to a third worker (--workers 3)', () => {
         assert.deepEqual(await sleeper.read(1), ['OK']);
       }
       assert.deepEqual(late, { third: 0, near: 0 }, 'writers that had their reply before the redirect target had its invalidation (of 20 each)');
+      // BCAST: the tracking client's worker sends the turn's keys when the write's fence comes, not a turn later
+      assert.equal(await tracker.call('CLIENT', 'TRACKING', 'off'), 'OK');
+      assert.equal(await tracker.call('CLIENT', 'TRACKING', 'on', 'BCAST', 'PREFIX', 'bc:', 'REDIRECT', String(id)), 'OK');
+      let lateBcast = 0;
+      for (let i = 0; i < 10; i++) {
+        const key = `bc:${i}`;
+        const had = target.raw.length;
+        sleeper.send(encode('DEBUG', 'SLEEP', '0.05'));
+        await new Promise((r) => setTimeout(r, 10));
+        writer.send(encode('SET', key, 'v'));
+        assert.deepEqual(await writer.read(1), ['OK']);
+        await new Promise(setImmediate);
+        await new Promise(setImmediate);
+        if (target.raw.length === had) lateBcast++;
+        assert.deepEqual(await target.read(1), [['message', '__redis__:invalidate', [key]]]);
+        assert.deepEqual(await sleeper.read(1), ['OK']);
+      }
+      assert.equal(lateBcast, 0, `${lateBcast} of 10 BCAST writers had their reply before the redirect target had its keys`);
     } finally {
       for (const c of opened) c.close();
     }
