@@ -326,10 +326,6 @@ export class Tracker implements Subscriber {
     return new Promise<void>((resolve) => this.ackWaits.push({ upTo, resolve }));
   }
 
-  private answeredRedirect(seq: number): void {
-    this.unacked.delete(seq);
-  }
-
   /** Resolves the waits whose redirects were all answered; stops the timer when nothing is left. */
   private settleAcks(): void {
     const first = this.unacked.keys().next();
@@ -556,11 +552,11 @@ export class Tracker implements Subscriber {
       }
     } else if ('acked' in m) {
       if (m.w !== this.workerIndex) return;
-      for (const seq of m.acked) this.answeredRedirect(seq);
+      for (const seq of m.acked) this.unacked.delete(seq);
       this.settleAcks();
     } else if ('bounced' in m) {
       if (m.w !== this.workerIndex) return;
-      this.answeredRedirect(m.seq);
+      this.unacked.delete(m.seq);
       this.settleAcks();
       const c = this.clients.get(m.from);
       const t = c?.tracking;
