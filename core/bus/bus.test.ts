@@ -44,6 +44,27 @@ describe('MessageBus in one process', { timeout: 30_000 }, () => {
     assert.deepEqual(s1.got.map((g) => g[2]), ['1']);
   });
 
+  test('defer: a subscriber holds its worker\'s count of a counted publish until a promise settles', async () => {
+    const [w0, w1] = p.buses;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let calls = 0;
+    const sub = { deliver: () => { calls++; w1!.defer(held); return true; } };
+    await w1!.subscribe('s', b('fence'), sub);
+    let answered = false;
+    const counted = w0!.publishCounted(b('fence'), b(''), true);
+    assert.ok(counted instanceof Promise);
+    void counted.then(() => (answered = true));
+    while (calls === 0) await turn();
+    for (let i = 0; i < 5; i++) await turn();
+    assert.equal(answered, false, 'answered before the deferred promise settled');
+    release();
+    assert.equal(await counted, 1);
+    // a deliver without defer answers at once again (the deferral does not leak to the next item)
+    sub.deliver = () => { calls++; return true; };
+    assert.equal(await w0!.publishCounted(b('fence'), b(''), true), 1);
+  });
+
   test('one publisher: every subscriber sees its messages in publish order', async () => {
     const [w0, w1, w2] = p.buses;
     const s1 = recorder();

@@ -617,19 +617,40 @@ export class MessageBus {
       if ((asks[r.next + 2]! & me) !== 0) {
         const tries: PromiseLike<unknown>[] = [];
         this.wakeOwn(k, tries);
-        const from = r.from;
-        void Promise.all(tries).then(() => {
-          this.channel.postMessage({ from: this.workerIndex, to: from, counts: [id, 0] } satisfies CountFrame);
-        });
+        this.answerLater(r.from, id, 0, Promise.all(tries));
       } else this.wakeOwn(k);
       r.next += 3;
       return;
     }
     const n = this.deliverOwn(kind, interestKey(kind === 's' ? 's' : 'c', a), a, b, skip);
+    const held = this.deferred;
+    if (held !== undefined) this.deferred = undefined;
     if (asked) {
-      if ((asks[r.next + 2]! & me) !== 0) (r.counts ??= []).push(asks[r.next + 1]!, n);
+      if ((asks[r.next + 2]! & me) !== 0) {
+        if (held === undefined) (r.counts ??= []).push(asks[r.next + 1]!, n);
+        else this.answerLater(r.from, asks[r.next + 1]!, n, held);
+      }
       r.next += 3;
     }
+  }
+
+  /** set by defer() during a deliver() of receiveItem: that item's count waits for it */
+  private deferred: PromiseLike<unknown> | undefined = undefined;
+
+  /**
+   * Called by a subscriber inside its deliver() of another worker's counted item: the count
+   * answered to the publisher waits until `until` settled (CLIENT TRACKING's fence: a redirect
+   * target on a third worker has written the invalidation; tracker.ts). Elsewhere it is dropped.
+   */
+  defer(until: PromiseLike<unknown>): void {
+    this.deferred = until;
+  }
+
+  private answerLater(to: number, id: number, n: number, until: PromiseLike<unknown>): void {
+    const answer = (): void => {
+      if (!this.closed) this.channel.postMessage({ from: this.workerIndex, to, counts: [id, n] } satisfies CountFrame);
+    };
+    until.then(answer, answer);
   }
 
   /** skip: the socket slots another worker wrote this message to itself */

@@ -6,13 +6,14 @@
  * its cache, a write from another client, the next GET sees the new value.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { BasicClientSideCache, createClient } from 'redis';
 import { encode, RawClient, type Value } from './resp-client';
+import { startServer, type RunningServer } from './start-server';
 import { twoInstances } from './two-instances';
 import { withPg } from '../support/pg';
 
-const two = twoInstances('tracking_two', ['--workers', '2', '--storage-mode', 'unlogged']);
+const two = twoInstances('tracking_two', ['--workers', '2', '--storage-mode', 'unlogged', '--enable-debug-command', 'local']);
 
 async function resp3(port: number, ...tracking: string[]): Promise<RawClient> {
   const c = await RawClient.connect(port);
@@ -32,25 +33,103 @@ async function clientsOnTwoWorkers(port: number): Promise<[RawClient, RawClient,
 }
 
 /**
- * Two connections on different worker threads, checked: DEBUG SLEEP on one stops only its worker,
- * so the other answers a PING meanwhile (connections are dealt to the worker with the fewest, and
- * closed ones of an earlier test may not have been counted out yet).
+ * Whether a and b are served by different worker threads: DEBUG SLEEP on a stops only a's worker
+ * (the server needs --enable-debug-command), so b's PING is answered meanwhile.
  */
-async function onTwoWorkers(port: number): Promise<[RawClient, RawClient, RawClient[]]> {
-  const opened = [await RawClient.connect(port)];
-  for (let i = 0; i < 6; i++) {
+async function apart(a: RawClient, b: RawClient): Promise<boolean> {
+  a.send(encode('DEBUG', 'SLEEP', '0.5'));
+  await new Promise((r) => setTimeout(r, 50)); // a's worker is asleep now
+  const t0 = Date.now();
+  await b.call('PING');
+  const ms = Date.now() - t0;
+  assert.deepEqual(await a.read(1), ['OK']);
+  return ms < 300;
+}
+
+/** n connections on n different worker threads, each checked against the others (apart). */
+async function onWorkers(port: number, n: number): Promise<[RawClient[], RawClient[]]> {
+  const picked: RawClient[] = [];
+  const opened: RawClient[] = [];
+  for (let i = 0; i < 4 * n && picked.length < n; i++) {
     const next = await RawClient.connect(port);
     opened.push(next);
-    opened[0].send(encode('DEBUG', 'SLEEP', '0.3'));
-    const t0 = Date.now();
-    await next.call('PING');
-    const apart = Date.now() - t0 < 250;
-    await opened[0].read(1);
-    if (apart) return [opened[0], next, opened];
+    let ok = true;
+    for (const p of picked) if (!(ok = await apart(p, next))) break;
+    if (ok) picked.push(next);
   }
-  for (const c of opened) c.close();
-  throw new Error('no two connections on different workers');
+  if (picked.length < n) {
+    for (const c of opened) c.close();
+    throw new Error(`no ${n} connections on different workers`);
+  }
+  return [picked, opened];
 }
+
+describe('CLIENT TRACKING REDIRECT to a third worker (--workers 3)', () => {
+  let three: RunningServer;
+  before(async () => { three = await startServer(['--workers', '3', '--storage-mode', 'unlogged', '--enable-debug-command', 'local']); });
+  after(async () => { await three?.stop(); });
+
+  it('the redirect target has the invalidation before the writer has its reply, writer on a third worker or on the tracking client\'s; BCAST too', async () => {
+    const [[tracker, target, writer], opened] = await onWorkers(three.port, 3);
+    try {
+      // a second writer on the tracking client's worker (the redirect's hop starts there), and a
+      // connection on the target's worker to hold that worker asleep while the write is answered
+      let near: RawClient | undefined;
+      let sleeper: RawClient | undefined;
+      for (let i = 0; i < 12 && (near === undefined || sleeper === undefined); i++) {
+        const c = await RawClient.connect(three.port);
+        opened.push(c);
+        if (near === undefined && !(await apart(tracker, c))) near = c;
+        else if (sleeper === undefined && !(await apart(target, c))) sleeper = c;
+      }
+      assert.ok(near !== undefined && sleeper !== undefined, 'connections on the tracking client\'s and the target\'s workers');
+      const id = await target.call('CLIENT', 'ID');
+      await target.call('SUBSCRIBE', '__redis__:invalidate');
+      assert.equal(await tracker.call('CLIENT', 'TRACKING', 'on', 'REDIRECT', String(id)), 'OK');
+      const late = { third: 0, near: 0 };
+      for (let i = 0; i < 40; i++) {
+        const key = `redir3:${i}`;
+        const by = i % 2 === 0 ? 'third' : 'near';
+        assert.equal(await tracker.call('GET', key), null);
+        const had = target.raw.length;
+        // the target's worker is busy when the write commits: its reply must wait for that worker
+        sleeper.send(encode('DEBUG', 'SLEEP', '0.05'));
+        await new Promise((r) => setTimeout(r, 10));
+        const w: RawClient = by === 'third' ? writer : near;
+        w.send(encode('SET', key, 'v'));
+        assert.deepEqual(await w.read(1), ['OK']);
+        // what the server sent the target before the writer's reply is in this process's socket
+        // buffer now: the next poll phase (two setImmediates on) has read it
+        await new Promise(setImmediate);
+        await new Promise(setImmediate);
+        if (target.raw.length === had) late[by]++;
+        assert.deepEqual(await target.read(1), [['message', '__redis__:invalidate', [key]]]);
+        assert.deepEqual(await sleeper.read(1), ['OK']);
+      }
+      assert.deepEqual(late, { third: 0, near: 0 }, 'writers that had their reply before the redirect target had its invalidation (of 20 each)');
+      // BCAST: the tracking client's worker sends the turn's keys when the write's fence comes, not a turn later
+      assert.equal(await tracker.call('CLIENT', 'TRACKING', 'off'), 'OK');
+      assert.equal(await tracker.call('CLIENT', 'TRACKING', 'on', 'BCAST', 'PREFIX', 'bc:', 'REDIRECT', String(id)), 'OK');
+      let lateBcast = 0;
+      for (let i = 0; i < 10; i++) {
+        const key = `bc:${i}`;
+        const had = target.raw.length;
+        sleeper.send(encode('DEBUG', 'SLEEP', '0.05'));
+        await new Promise((r) => setTimeout(r, 10));
+        writer.send(encode('SET', key, 'v'));
+        assert.deepEqual(await writer.read(1), ['OK']);
+        await new Promise(setImmediate);
+        await new Promise(setImmediate);
+        if (target.raw.length === had) lateBcast++;
+        assert.deepEqual(await target.read(1), [['message', '__redis__:invalidate', [key]]]);
+        assert.deepEqual(await sleeper.read(1), ['OK']);
+      }
+      assert.equal(lateBcast, 0, `${lateBcast} of 10 BCAST writers had their reply before the redirect target had its keys`);
+    } finally {
+      for (const c of opened) c.close();
+    }
+  });
+});
 
 describe('CLIENT TRACKING across workers and instances', () => {
   it('a write on the other worker of the process, and on another instance, invalidates a RESP3 client', async () => {
@@ -105,7 +184,7 @@ describe('CLIENT TRACKING across workers and instances', () => {
   });
 
   it('a tracking client on the other worker has its invalidation before the writer has its reply (Redis order)', async () => {
-    const [reader, writer, opened] = await onTwoWorkers(two.a.port);
+    const [[reader, writer], opened] = await onWorkers(two.a.port, 2);
     try {
       await reader.call('HELLO', '3');
       assert.equal(await reader.call('CLIENT', 'TRACKING', 'on'), 'OK');

@@ -37,16 +37,23 @@ const kRedirBroken = Buffer.from('tracking-redir-broken');
 /** Redis sends a flush's null in the tracking client's protocol (shared.null[c->resp]), even to a target of the other */
 const kNull: Record<2 | 3, Raw> = { 2: new Raw(Buffer.from('$-1\r\n')), 3: new Raw(Buffer.from('_\r\n')) };
 
-/** Between workers of one process: an invalidation for a redirect target elsewhere, and target liveness. */
+/**
+ * Between workers of one process: an invalidation for a redirect target elsewhere (w: the sending
+ * worker, seq: its number there, answered by `acked` or `bounced`), and target liveness.
+ */
 type RedirectMessage =
-  | { to: number; from: number; keys: Uint8Array[] | null; nullProto: 2 | 3 }
+  | { to: number; from: number; keys: Uint8Array[] | null; nullProto: 2 | 3; w: number; seq: number }
   | { watch: number }
   | { gone: number }
   /** an invalidation reached the target's worker after the target closed: `from`'s redirect is broken now */
-  | { bounced: number; from: number };
+  | { bounced: number; from: number; w: number; seq: number }
+  /** the target's worker wrote these invalidations of worker w to their sockets */
+  | { acked: number[]; w: number };
 
-/** redirect targets that closed, remembered to bounce invalidations still on their way (at most this many) */
+/** clients that closed, remembered to bounce invalidations still on their way (at most this many) */
 const kDeparted = 1024;
+/** a redirect message not answered in this long (its target's worker gone) is no longer waited for, as the bus's asks */
+const kAckTimeoutMs = 1000;
 
 interface PrefixState {
   /** client ids with this BCAST prefix */
@@ -88,6 +95,16 @@ export class Tracker implements Subscriber {
    * after them (each path is FIFO). The writers of the turn wait for it together.
    */
   private tickFence: Promise<void> | undefined = undefined;
+  /** redirect messages to other workers (send) not yet answered: seq → Date.now() when sent, in seq order */
+  private readonly unacked = new Map<number, number>();
+  private redirectSeq = 0;
+  /** fences waiting until the redirects sent before them were answered (redirectsDone) */
+  private ackWaits: { upTo: number; resolve: () => void }[] = [];
+  private ackTimer: NodeJS.Timeout | undefined = undefined;
+  /** target side: redirected invalidations written this turn, to flush and then answer (onRedirect) */
+  private readonly redirected = new Set<TrackedClient>();
+  private readonly acksOut = new Map<number, number[]>();
+  private acksQueued = false;
 
   constructor(private readonly hook: WriteHook, private readonly bus: MessageBus,
     private readonly clients: ReadonlyMap<number, TrackedClient>, private readonly workerIndex: number,
@@ -108,7 +125,12 @@ export class Tracker implements Subscriber {
 
   close(): void {
     this.redirects.close();
+    this.stopped = true;
+    this.unacked.clear();
+    this.settleAcks();
   }
+
+  private stopped = false;
 
   get stats(): TrackingStats {
     return { clients: this.tracking.size, keys: this.table.size, items: this.table.items, prefixes: this.prefixes.size };
@@ -283,11 +305,50 @@ export class Tracker implements Subscriber {
     this.fenced = 0;
     return (this.tickFence ??= new Promise<void>((resolve) => queueMicrotask(() => {
       this.tickFence = undefined;
-      const delivered = this.bus.publishCounted(kFenceChannel, kEmpty, true);
-      if (typeof delivered === 'number') resolve();
-      else delivered.then(() => resolve(), () => resolve());
+      const redirected = this.redirectsDone();
+      const delivered = this.othersWant ? this.bus.publishCounted(kFenceChannel, kEmpty, true) : 0;
+      const others = typeof delivered === 'number' ? undefined : delivered;
+      const all = redirected === undefined ? others : others === undefined ? redirected : Promise.all([redirected, others]);
+      if (all === undefined) resolve();
+      else all.then(() => resolve(), () => resolve());
     })));
   }
+
+  /**
+   * Settles once every redirect message this worker sent so far was answered: the target's worker
+   * wrote it to the target's socket (or bounced it); undefined when none is outstanding. A fence
+   * waits for it, so a REDIRECT target on another worker has its invalidation before the writer's
+   * reply (docs/tracking.md, "The staleness bound").
+   */
+  private redirectsDone(): Promise<void> | undefined {
+    if (this.unacked.size === 0) return undefined;
+    const upTo = this.redirectSeq;
+    return new Promise<void>((resolve) => this.ackWaits.push({ upTo, resolve }));
+  }
+
+  /** Resolves the waits whose redirects were all answered; stops the timer when nothing is left. */
+  private settleAcks(): void {
+    const first = this.unacked.keys().next();
+    const low = first.done === true ? Infinity : first.value;
+    if (this.ackWaits.length > 0) {
+      const left: { upTo: number; resolve: () => void }[] = [];
+      for (const w of this.ackWaits) if (w.upTo < low) w.resolve(); else left.push(w);
+      this.ackWaits = left;
+    }
+    if (this.unacked.size === 0 && this.ackTimer !== undefined) {
+      clearInterval(this.ackTimer);
+      this.ackTimer = undefined;
+    }
+  }
+
+  private readonly expireAcks = (): void => {
+    const old = Date.now() - kAckTimeoutMs;
+    for (const [seq, at] of this.unacked) {
+      if (at >= old) break;
+      this.unacked.delete(seq);
+    }
+    this.settleAcks();
+  };
 
   /**
    * The bus: another worker's or instance's committed write. The clients told are written to at
@@ -297,11 +358,16 @@ export class Tracker implements Subscriber {
    * test/e2e/tracking.test.ts had their reply first on a loaded machine).
    */
   deliver(_kind: 'm' | 's', channel: Buffer, message: Buffer): boolean {
-    if (this.publishing || channel.equals(kFenceChannel)) return true;
+    if (this.publishing) return true;
+    const fence = channel.equals(kFenceChannel);
+    // the fence closes the writer's turn: BCAST clients get the turn's keys now, not next turn,
+    // and the answer waits for the redirects to other workers those invalidations made
+    if (fence && !this.bcastQueued) return this.deferFence();
     const told: TrackedClient[] = [];
     this.told = told;
     try {
-      if (channel.equals(kFlushChannel)) this.flushed(message.equals(kFlushAll));
+      if (fence) this.broadcast();
+      else if (channel.equals(kFlushChannel)) this.flushed(message.equals(kFlushAll));
       // the bus's link to the other instances was down: their invalidations meanwhile were lost, so
       // every tracking client flushes everything (a null invalidation), as after a FLUSHALL
       else if (channel.equals(kBusReconnected)) this.flushed(false);
@@ -310,6 +376,12 @@ export class Tracker implements Subscriber {
       this.told = undefined;
     }
     for (let i = 0; i < told.length; i++) told[i].flush();
+    return fence ? this.deferFence() : true;
+  }
+
+  private deferFence(): true {
+    const redirected = this.redirectsDone();
+    if (redirected !== undefined) this.bus.defer(redirected);
     return true;
   }
 
@@ -408,7 +480,12 @@ export class Tracker implements Subscriber {
     const target = this.clients.get(t.redirect);
     if (target !== undefined && !target.closing) return this.deliverTo(target, keys, c.proto, true);
     if (t.redirectLocal || t.redirectGone) return this.broken(c, t);
-    this.redirects.postMessage({ to: t.redirect, from: c.id, keys, nullProto: c.proto } satisfies RedirectMessage);
+    const seq = ++this.redirectSeq;
+    this.redirects.postMessage({ to: t.redirect, from: c.id, keys, nullProto: c.proto, w: this.workerIndex, seq } satisfies RedirectMessage);
+    this.unacked.set(seq, Date.now());
+    this.ackTimer ??= setInterval(this.expireAcks, kAckTimeoutMs / 2).unref();
+    // a write of this worker being reported: its reply waits for the answer (takeFence)
+    if (this.hook.writer !== 0) this.fenced = this.hook.writer;
   }
 
   private broken(c: TrackedClient, t: ClientTracking): void {
@@ -460,9 +537,27 @@ export class Tracker implements Subscriber {
   private onRedirect(m: RedirectMessage): void {
     if ('to' in m) {
       const r = this.clients.get(m.to);
-      if (r !== undefined && !r.closing) this.deliverTo(r, m.keys === null ? null : m.keys.map(asBuffer), m.nullProto, true);
-      else if (r !== undefined || this.departed.has(m.to)) this.redirects.postMessage({ bounced: m.to, from: m.from } satisfies RedirectMessage);
+      if (r !== undefined && !r.closing) {
+        this.deliverTo(r, m.keys === null ? null : m.keys.map(asBuffer), m.nullProto, true);
+        this.redirected.add(r);
+        const seqs = this.acksOut.get(m.w);
+        if (seqs === undefined) this.acksOut.set(m.w, [m.seq]);
+        else seqs.push(m.seq);
+        if (!this.acksQueued) {
+          this.acksQueued = true;
+          setImmediate(this.ackRedirects);
+        }
+      } else if (r !== undefined || this.departed.has(m.to)) {
+        this.redirects.postMessage({ bounced: m.to, from: m.from, w: m.w, seq: m.seq } satisfies RedirectMessage);
+      }
+    } else if ('acked' in m) {
+      if (m.w !== this.workerIndex) return;
+      for (const seq of m.acked) this.unacked.delete(seq);
+      this.settleAcks();
     } else if ('bounced' in m) {
+      if (m.w !== this.workerIndex) return;
+      this.unacked.delete(m.seq);
+      this.settleAcks();
       const c = this.clients.get(m.from);
       const t = c?.tracking;
       if (t !== undefined && t.redirect === m.bounced) {
@@ -471,10 +566,26 @@ export class Tracker implements Subscriber {
       }
     } else if ('watch' in m) {
       if (this.clients.has(m.watch)) this.targets.add(m.watch);
+      // closed before the watch came: its tracking clients learn it now, not from a bounce later
+      else if (this.departed.has(m.watch)) this.redirects.postMessage({ gone: m.watch } satisfies RedirectMessage);
     } else {
       this.targetGone(m.gone);
     }
   }
+
+  /**
+   * The redirected invalidations of this turn (a poll phase hands over every queued message at
+   * once) are written to their targets' sockets, then each sending worker is told which of its
+   * messages were: its fence waits for that.
+   */
+  private readonly ackRedirects = (): void => {
+    this.acksQueued = false;
+    if (this.stopped) return;
+    for (const r of this.redirected) r.flush();
+    this.redirected.clear();
+    for (const [w, acked] of this.acksOut) this.redirects.postMessage({ acked, w } satisfies RedirectMessage);
+    this.acksOut.clear();
+  };
 
   private targetGone(id: number): void {
     for (const c of this.tracking) if (c.tracking!.redirect === id) c.tracking!.redirectGone = true;
@@ -484,11 +595,10 @@ export class Tracker implements Subscriber {
   closed(c: TrackedClient): void {
     this.disable(c);
     this.held.delete(c.id);
-    if (this.targets.delete(c.id)) {
-      this.redirects.postMessage({ gone: c.id } satisfies RedirectMessage);
-      this.departed.add(c.id);
-      if (this.departed.size > kDeparted) this.departed.delete(this.departed.values().next().value!);
-    }
+    if (this.targets.delete(c.id)) this.redirects.postMessage({ gone: c.id } satisfies RedirectMessage);
+    // any client, not only known targets: a `watch` for it may still be on its way
+    this.departed.add(c.id);
+    if (this.departed.size > kDeparted) this.departed.delete(this.departed.values().next().value!);
   }
 }
 
