@@ -1,0 +1,163 @@
+/**
+ * The forwarding side of --shared-lanes: a worker that does not own the lane puts its clients'
+ * plain SETs into its ring (lane-ring.ts) for the owner's lane to batch with its own, and settles
+ * them when the owner's answers arrive. Everything else runs on this worker's lanes as before.
+ *
+ * A client's commands still execute in the order it sent them: a command goes where its
+ * client's previous unanswered command went when it can (ring or lane, each FIFO), and otherwise
+ * waits for that command to be answered first:
+ *
+ *   tail forwarded, op forwardable   → ring          tail on the lane (or answered) → lane / ring
+ *   tail forwarded, op not           → after the tail answered, on the lane
+ */
+import { OpKind, type Op, type WriteOp } from '../../core/engine/ops';
+import { kOk } from '../../core/engine/shared-replies';
+import { RespError } from '../../core/engine/reply';
+import type { Session } from '../../core/engine/session';
+import type { Lane } from './lane';
+import {
+  LaneRing, kAnswered, kDataBytes, kDataMask, kErrStatus, kHeader, kMaxRecord, kOkStatus, kPub, kPubBytes, kSkip, kSlotMask, kSlots,
+  kTakenBytes, waitAsync,
+} from '../../core/engine/lane-ring';
+
+/** where a session's last command went, while it is unanswered */
+interface Tail {
+  op: Op;
+  /** in the ring: a later forwardable op may follow it there */
+  forwarded: boolean;
+}
+
+export class RingForwarder {
+  private readonly ring: LaneRing;
+  private pub: number;
+  private pubBytes: number;
+  /** forwarded ops not answered yet, oldest first; seq of outstanding[head] is `headSeq` */
+  private outstanding: WriteOp[] = [];
+  private head = 0;
+  private headSeq: number;
+  private publishScheduled = false;
+  private waiting = false;
+  private readonly tails = new WeakMap<Session, Tail>();
+  forwarded = 0;
+
+  constructor(buffer: SharedArrayBuffer) {
+    this.ring = new LaneRing(buffer);
+    // a replacement thread carries on where the last one stopped (its ops are answered to nobody)
+    this.pub = Atomics.load(this.ring.ctl, kPub);
+    this.pubBytes = Atomics.load(this.ring.ctl, kPubBytes);
+    this.headSeq = this.pub;
+  }
+
+  /** Runs op on `lane` or through the ring, after the session's earlier commands. */
+  submit(s: Session, op: Op, lane: Lane): void {
+    const tail = this.tails.get(s);
+    const forwardable = op.kind === OpKind.Write && op.key !== null;
+    if (tail === undefined || tail.op.done || !tail.forwarded) {
+      // nothing of the session outstanding, or its last command is on the lane: the lane and the
+      // ring each keep order, so only a ring op behind a lane op must go on the lane too
+      const viaRing = forwardable && (tail === undefined || tail.op.done) && this.put(op as WriteOp);
+      if (!viaRing) lane.submit(op);
+      this.tails.set(s, { op, forwarded: viaRing });
+      return;
+    }
+    if (forwardable && this.put(op as WriteOp)) {
+      tail.op = op;
+      return;
+    }
+    // behind a forwarded op: on the lane once that one (and so every earlier one) answered
+    const before = tail.op;
+    this.tails.set(s, { op, forwarded: false });
+    before.then(() => lane.submit(op), () => lane.submit(op));
+  }
+
+  /** Resolves once the session's forwarded commands answered (a script call starts after them). */
+  idle(s: Session): PromiseLike<unknown> | undefined {
+    const tail = this.tails.get(s);
+    return tail !== undefined && !tail.op.done ? tail.op : undefined;
+  }
+
+  /** Copies op into the ring; false when it does not fit (the caller runs it on its lane). */
+  private put(op: WriteOp): boolean {
+    const key = op.key!;
+    const value = op.data!;
+    const n = LaneRing.recordBytes(key.length, value.length);
+    if (n > kMaxRecord) return false;
+    const ctl = this.ring.ctl;
+    if (this.pub - Atomics.load(ctl, kAnswered) >= kSlots || this.pub - this.headSeq >= kSlots) return false;
+    let at = this.pubBytes & kDataMask;
+    const skip = at + n > kDataBytes ? kDataBytes - at : 0;
+    if ((this.pubBytes - Atomics.load(ctl, kTakenBytes)) + skip + n > kDataBytes) return false;
+    const d = this.ring.data;
+    if (skip > 0) {
+      d.writeUInt32LE(kSkip, at);
+      this.pubBytes += skip;
+      at = 0;
+    }
+    d.writeUInt32LE(n, at);
+    d.writeUInt16LE(op.db, at + 4);
+    d.writeDoubleLE(op.exp === null ? NaN : op.exp, at + 8);
+    d.writeUInt32LE(key.length, at + 16);
+    d.writeUInt32LE(value.length, at + 20);
+    key.copy(d, at + kHeader);
+    value.copy(d, at + kHeader + key.length);
+    this.ring.status[this.pub & kSlotMask] = 0;
+    this.pubBytes += n;
+    this.pub++;
+    this.outstanding.push(op);
+    this.forwarded++;
+    if (!this.publishScheduled) {
+      // one wake-up of the owner per event-loop turn, as the lane takes one batch per turn
+      this.publishScheduled = true;
+      setImmediate(this.publish);
+    }
+    return true;
+  }
+
+  private readonly publish = (): void => {
+    this.publishScheduled = false;
+    const ctl = this.ring.ctl;
+    Atomics.store(ctl, kPubBytes, this.pubBytes);
+    Atomics.store(ctl, kPub, this.pub);
+    Atomics.notify(ctl, kPub);
+    this.awaitAnswers();
+  };
+
+  private awaitAnswers(): void {
+    if (this.waiting || this.head === this.outstanding.length) return;
+    const seen = Atomics.load(this.ring.ctl, kAnswered);
+    this.settleAnswered();
+    if (this.head === this.outstanding.length) return;
+    const w = waitAsync(this.ring.ctl, kAnswered, seen);
+    this.waiting = true;
+    if (w.async) void w.value.then(this.onAnswers);
+    else queueMicrotask(this.onAnswers);
+  }
+
+  private readonly onAnswers = (): void => {
+    this.waiting = false;
+    this.settleAnswered();
+    this.awaitAnswers();
+  };
+
+  /** Settles the answered ops at the head, in order (the owner answers this ring's ops in order). */
+  private settleAnswered(): void {
+    const { status } = this.ring;
+    const q = this.outstanding;
+    while (this.head < q.length) {
+      const slot = this.headSeq & kSlotMask;
+      const st = Atomics.load(status, slot);
+      if (st === 0) break;
+      const op = q[this.head];
+      q[this.head++] = undefined as unknown as WriteOp;
+      this.headSeq++;
+      op.settle(st === kOkStatus ? kOk : new RespError(st === kErrStatus ? this.ring.errorText(slot) : 'ERR internal error: bad ring status'));
+    }
+    if (this.head === q.length) {
+      this.outstanding = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > q.length) {
+      this.outstanding = q.slice(this.head);
+      this.head = 0;
+    }
+  }
+}
