@@ -44,24 +44,29 @@ def batches(http):
 
 os.makedirs(out, exist_ok=True)
 servers = []
-specs = [('off', []), ('on', ['--shared-lanes', 'yes']), ('redis', None)]
+specs = [('off', [], tree, {}), ('on', ['--shared-lanes', 'yes'], tree, {}), ('redis', None, tree, {})]
+if os.environ.get('SERVERS'):
+    # NAME=TREE|ARGS|ENV;… instead of off/on (redis always last)
+    specs = [(nm, a.split(), t, dict(kv.split('=', 1) for kv in e.split(',') if kv)) for nm, (t, a, e) in
+             ((x.split('=', 1)[0], (x.split('=', 1)[1].split('|') + ['', ''])[:3]) for x in os.environ['SERVERS'].split(';'))] + [('redis', None, tree, {})]
 try:
-    for i, (name, extra) in enumerate(specs):
+    for i, (name, extra, tree_i, env_i) in enumerate(specs):
         port = base + 2 * i
         if extra is None:
             persist = ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', out] if mode == 'logged' else ['--appendonly', 'no']
             subprocess.run(['rm', '-f', f'{out}/appendonly.aof'], check=False); subprocess.run(['rm', '-rf', f'{out}/appendonlydir'], check=False)
-            p = subprocess.Popen(['redis-server', '--port', str(port), '--save', ''] + persist, stdout=subprocess.DEVNULL, start_new_session=True)
+            p = subprocess.Popen(['redis-server', '--port', str(port), '--save', ''] + persist, stdout=open(f'{out}/redis.log', 'w'), stderr=subprocess.STDOUT, start_new_session=True)
             servers.append(dict(name=name, p=p, port=port, redis=True)); continue
         d = f'{out}/pg-{name}'; subprocess.run(['rm', '-rf', d])
-        p = subprocess.Popen(['node', f'{tree}/dist/core/primary/main.js', '--port', str(port), '--http-port', str(port + 1), '--workers', '2',
+        p = subprocess.Popen(['node', f'{tree_i}/dist/core/primary/main.js', '--port', str(port), '--http-port', str(port + 1), '--workers', '2',
                               '--storage-mode', mode, '--data-dir', d] + extra, stdout=open(f'{out}/{name}.log', 'w'), stderr=subprocess.STDOUT,
-                             cwd=tree, start_new_session=True, env=dict(os.environ, POSTRESP_ACTIVE_EXPIRE='no'))
+                             cwd=tree_i, start_new_session=True, env=dict(os.environ, POSTRESP_ACTIVE_EXPIRE='no', **env_i))
         servers.append(dict(name=name, p=p, port=port, redis=False, d=d, http=port + 1))
     for s in servers:
         for _ in range(180):
             if subprocess.run(['redis-cli', '-p', str(s['port']), 'ping'], capture_output=True, text=True).stdout.strip() == 'PONG': break
             time.sleep(1)
+        else: raise SystemExit(f"{s['name']} did not answer on port {s['port']}")
         if not s['redis']: s['pgport'] = int(re.search(r'port (\d+)', open(f"{out}/{s['name']}.log").read()).group(1))
         subprocess.run(['redis-benchmark', '-p', str(s['port']), '-q'] + bargs.replace(f'-n {n}', '-n 20000').split(), capture_output=True)
     res = {s['name']: [] for s in servers}; loads = []

@@ -7,8 +7,13 @@
  * client's previous unanswered command went when it can (ring or lane, each FIFO), and otherwise
  * waits for that command to be answered first:
  *
- *   tail forwarded, op forwardable   → ring          tail on the lane (or answered) → lane / ring
- *   tail forwarded, op not           → after the tail answered, on the lane
+ *   last unanswered command    this one         goes
+ *   none                       plain SET        ring (or the lane when the ring is full)
+ *   none                       other            lane
+ *   on the lane                any              lane (FIFO behind it)
+ *   in the ring                plain SET        ring (FIFO behind it)
+ *   in the ring                other            held; on the lane once the ring op answered
+ *   held                       any              held behind it
  */
 import { OpKind, type Op, type WriteOp } from '../../core/engine/ops';
 import { kOk } from '../../core/engine/shared-replies';
@@ -20,11 +25,17 @@ import {
   kTakenBytes, waitAsync,
 } from '../../core/engine/lane-ring';
 
+const kRing = 0;
+const kLane = 1;
+/** behind a forwarded op that has not answered: on the lane once it has */
+const kHeld = 2;
+
 /** where a session's last command went, while it is unanswered */
 interface Tail {
   op: Op;
-  /** in the ring: a later forwardable op may follow it there */
-  forwarded: boolean;
+  where: typeof kRing | typeof kLane | typeof kHeld;
+  /** kHeld: the ops waiting, in order */
+  held: Op[] | undefined;
 }
 
 export class RingForwarder {
@@ -50,24 +61,32 @@ export class RingForwarder {
 
   /** Runs op on `lane` or through the ring, after the session's earlier commands. */
   submit(s: Session, op: Op, lane: Lane): void {
-    const tail = this.tails.get(s);
     const forwardable = op.kind === OpKind.Write && op.key !== null;
-    if (tail === undefined || tail.op.done || !tail.forwarded) {
-      // nothing of the session outstanding, or its last command is on the lane: the lane and the
-      // ring each keep order, so only a ring op behind a lane op must go on the lane too
-      const viaRing = forwardable && (tail === undefined || tail.op.done) && this.put(op as WriteOp);
+    const tail = this.tails.get(s);
+    if (tail === undefined || tail.op.done) {
+      const viaRing = forwardable && this.put(op as WriteOp);
       if (!viaRing) lane.submit(op);
-      this.tails.set(s, { op, forwarded: viaRing });
+      this.tails.set(s, { op, where: viaRing ? kRing : kLane, held: undefined });
       return;
     }
-    if (forwardable && this.put(op as WriteOp)) {
-      tail.op = op;
-      return;
+    if (tail.where === kHeld) tail.held!.push(op);
+    else if (tail.where === kLane) lane.submit(op); // the lane keeps order; a SET behind a lane op stays there
+    else if (!(forwardable && this.put(op as WriteOp))) {
+      // behind a forwarded op: on the lane once that one (and so every earlier one) answered
+      const held = [op];
+      const before = tail.op;
+      tail.where = kHeld;
+      tail.held = held;
+      const release = (): void => {
+        for (const o of held) lane.submit(o);
+        if (tail.held === held) {
+          tail.where = kLane;
+          tail.held = undefined;
+        }
+      };
+      before.then(release, release);
     }
-    // behind a forwarded op: on the lane once that one (and so every earlier one) answered
-    const before = tail.op;
-    this.tails.set(s, { op, forwarded: false });
-    before.then(() => lane.submit(op), () => lane.submit(op));
+    tail.op = op;
   }
 
   /** Resolves once the session's forwarded commands answered (a script call starts after them). */

@@ -32,7 +32,7 @@ class RingWriteOp extends WriteOp {
   }
 }
 
-class RingFeed {
+export class RingFeed {
   private readonly ring: LaneRing;
   private taken: number;
   private takenBytes: number;
