@@ -8,7 +8,8 @@
  * waits for that command to be answered first:
  *
  *   last unanswered command    this one         goes
- *   none                       plain SET        ring (or the lane when the ring is full)
+ *   none                       plain SET        ring (the lane when the ring is full, or while the
+ *                                               owner's batches are large: kForwardBelow)
  *   none                       other            lane
  *   on the lane                any              lane (FIFO behind it)
  *   in the ring                plain SET        ring (FIFO behind it)
@@ -21,7 +22,7 @@ import { RespError } from '../../core/engine/reply';
 import type { Session } from '../../core/engine/session';
 import type { Lane } from './lane';
 import {
-  LaneRing, kAnswered, kDataBytes, kDataMask, kErrStatus, kHeader, kMaxRecord, kOkStatus, kPub, kPubBytes, kSkip, kSlotMask, kSlots,
+  LaneRing, kAnswered, kDataBytes, kDataMask, kErrStatus, kForwardBelow, kHeader, kOwnerBatch, kMaxRecord, kOkStatus, kPub, kPubBytes, kSkip, kSlotMask, kSlots,
   kTakenBytes, waitAsync,
 } from '../../core/engine/lane-ring';
 
@@ -64,7 +65,8 @@ export class RingForwarder {
     const forwardable = op.kind === OpKind.Write && op.key !== null;
     const tail = this.tails.get(s);
     if (tail === undefined || tail.op.done) {
-      const viaRing = forwardable && this.put(op as WriteOp);
+      // a session with nothing outstanding goes to the ring only while the owner's batches are small
+      const viaRing = forwardable && Atomics.load(this.ring.ctl, kOwnerBatch) < kForwardBelow && this.put(op as WriteOp);
       if (!viaRing) lane.submit(op);
       this.tails.set(s, { op, where: viaRing ? kRing : kLane, held: undefined });
       return;

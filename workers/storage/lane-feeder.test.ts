@@ -49,7 +49,7 @@ describe('shared lanes: the ring between two workers', () => {
   it('3 MB of SETs from 8 sessions: the ring wraps and fills, each key ends with its last write', async () => {
     const buffer = newLaneRingBuffer();
     const forwarder = new RingForwarder(buffer);
-    new RingFeed(buffer, lane);
+    const feed = new RingFeed(buffer, lane);
     // the forwarder's own lane is a second connection: a SET that does not fit waits and goes there
     const own = newLane();
     await own.start();
@@ -72,9 +72,16 @@ describe('shared lanes: the ring between two workers', () => {
           assert.ok(got.equals(Buffer.alloc(1000 + (last % 24), 97 + (last % 26))), `ring:${s}:${k} holds write ${last}`);
         }
       }
-      // more after the wrap: the counters carry on
-      const again = new WriteOp(0, Buffer.from('ring:again'), Buffer.from('v'), null, 1e15);
+      // the owner's batches were large: a fresh SET stays on the forwarder's lane (kForwardBelow)
       const before = forwarder.forwarded;
+      feed.ownerBatch(256);
+      const local = new WriteOp(0, Buffer.from('ring:local'), Buffer.from('l'), null, null);
+      forwarder.submit({} as Session, local, own);
+      assert.equal(await local, kOk);
+      assert.equal(forwarder.forwarded, before);
+      // small again: forwarded, and after the wrap the counters carry on
+      feed.ownerBatch(3);
+      const again = new WriteOp(0, Buffer.from('ring:again'), Buffer.from('v'), null, 1e15);
       forwarder.submit({} as Session, again, own);
       assert.equal(await again, kOk);
       assert.equal(forwarder.forwarded, before + 1);

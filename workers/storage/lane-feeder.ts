@@ -17,7 +17,7 @@ import { kOk } from '../../core/engine/shared-replies';
 import type { Noted } from '../../core/engine/pending-reply';
 import type { Lane } from './lane';
 import { storageError } from './replies';
-import { LaneRing, kAnswered, kDataBytes, kDataMask, kErrStatus, kHeader, kOkStatus, kPub, kSkip, kSlotMask, kTaken, kTakenBytes, waitAsync } from '../../core/engine/lane-ring';
+import { LaneRing, kAnswered, kDataBytes, kDataMask, kErrStatus, kHeader, kOkStatus, kOwnerBatch, kPub, kSkip, kSlotMask, kTaken, kTakenBytes, waitAsync } from '../../core/engine/lane-ring';
 
 /** An op of another worker: its answer goes back through the ring. */
 class RingWriteOp extends WriteOp {
@@ -96,6 +96,11 @@ export class RingFeed {
     }
   }
 
+  /** the lane's batch size, for the forwarder's kForwardBelow */
+  ownerBatch(ops: number): void {
+    Atomics.store(this.ring.ctl, kOwnerBatch, ops);
+  }
+
   private readonly wake = (): void => {
     this.notifyScheduled = false;
     Atomics.notify(this.ring.ctl, kAnswered);
@@ -104,7 +109,12 @@ export class RingFeed {
 
 /** Feeds lanes[i % lanes] from ring i (index 0, the owner's own, is unused). */
 export function startLaneFeeds(rings: readonly (SharedArrayBuffer | undefined)[], lanes: readonly Lane[]): void {
+  const feeds = lanes.map((): RingFeed[] => []);
   rings.forEach((buffer, i) => {
-    if (buffer !== undefined && i > 0) new RingFeed(buffer, lanes[i % lanes.length]);
+    if (buffer !== undefined && i > 0) feeds[i % lanes.length].push(new RingFeed(buffer, lanes[i % lanes.length]));
+  });
+  lanes.forEach((lane, i) => {
+    const mine = feeds[i];
+    if (mine.length > 0) lane.onBatch = (ops) => { for (const f of mine) f.ownerBatch(ops); };
   });
 }
