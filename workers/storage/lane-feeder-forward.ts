@@ -68,7 +68,13 @@ export class RingForwarder {
       // a session with nothing outstanding goes to the ring only while the owner's batches are small
       const viaRing = forwardable && Atomics.load(this.ring.ctl, kOwnerBatch) < kForwardBelow && this.put(op as WriteOp);
       if (!viaRing) lane.submit(op);
-      this.tails.set(s, { op, where: viaRing ? kRing : kLane, held: undefined });
+      // one Tail per session, reused: GETs at -P 16 pass here too
+      if (tail === undefined) this.tails.set(s, { op, where: viaRing ? kRing : kLane, held: undefined });
+      else {
+        tail.op = op;
+        tail.where = viaRing ? kRing : kLane;
+        tail.held = undefined;
+      }
       return;
     }
     if (tail.where === kHeld) tail.held!.push(op);
