@@ -10,24 +10,13 @@ redis-server (utime+stime from /proc); commits (pg_stat_database xact_commit) an
 (pg_stat_wal wal_sync) per request; ops per lane batch (/metrics). Medians of the rounds, runs in
 reversed order every other round. env: PORT_BASE (47700), OUT (/tmp/postresp-shared-lanes-ab)."""
 import os, re, signal, statistics, subprocess, sys, time, urllib.request
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from procstat import cpu, children
 reps = int(sys.argv[1]); mode = sys.argv[2]; bargs = sys.argv[3]
 tree = os.path.abspath(sys.argv[4] if len(sys.argv) > 4 else os.path.join(os.path.dirname(__file__), '../..'))
 base = int(os.environ.get('PORT_BASE', '47700')); out = os.environ.get('OUT', '/tmp/postresp-shared-lanes-ab')
-tck = os.sysconf('SC_CLK_TCK')
 n = int(re.search(r'-n (\d+)', bargs).group(1))
 
-def cpu(pid):
-    try:
-        f = open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split(); return (int(f[11]) + int(f[12])) / tck
-    except Exception: return 0.0
-def children(pid):
-    r = []
-    for p in os.listdir('/proc'):
-        if not p.isdigit(): continue
-        try:
-            if int(open(f'/proc/{p}/stat').read().rsplit(')', 1)[1].split()[1]) == pid: r.append(int(p))
-        except Exception: pass
-    return r
 def pg_cpu(d):
     pm = int(open(f'{d}/postmaster.pid').readline())
     return sum(cpu(x) for x in [pm] + children(pm))

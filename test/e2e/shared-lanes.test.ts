@@ -3,20 +3,11 @@
  * Clients are dealt to the worker with the fewest, so connecting one at a time alternates 0, 1, 0, 1.
  */
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { RawClient, encode, type Value } from './resp-client';
 import { startServer, uniqueSchema, type RunningServer } from './start-server';
 import { withPg } from '../support/pg';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
+import { freePort } from '../differential/oracle';
 
 let server: RunningServer;
 let http: number;
