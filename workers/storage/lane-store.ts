@@ -76,7 +76,9 @@ export class LaneStore extends StatementStore implements KeyStore {
     // dispatch until the call answered): waiting for the lane's last op covers them
     const last = this.laneOf(s).last;
     if (last !== undefined && !last.done) await last;
-    await this.forward?.idle(s);
+    // (no await at all without --shared-lanes: the call starts in the same tick as before)
+    const forwarded = this.forward?.idle(s);
+    if (forwarded !== undefined) await forwarded;
     return this.scripts.atomic(req, body);
   }
 
