@@ -10,7 +10,7 @@ import type { Reply } from '../../core/engine/reply';
 import type { Session } from '../../core/engine/session';
 import { kOk } from '../../core/engine/shared-replies';
 import { getReply } from '../../core/engine/commands/string/get';
-import { kDataBytes, kMaxRecord, newLaneRingBuffer } from '../../core/engine/lane-ring';
+import { kDataBytes, kMaxRecord, kTaken, newLaneRingBuffer } from '../../core/engine/lane-ring';
 import { migrate } from '../../core/primary/postgres/migrations';
 import { startupOptions } from '../../core/primary/postgres/schema';
 import { freshSchema, testPgUrl } from '../../test/support/pg';
@@ -109,7 +109,10 @@ describe('shared lanes: the ring between two workers', () => {
     new RingFeed(buffer, newLane());
     const op = new WriteOp(0, Buffer.from('ring:orphan'), Buffer.from('x'), null, null);
     forwarder.submit({} as Session, op, lane);
-    await new Promise((r) => setTimeout(r, 50));
+    // taken once the forwarder published (next turn) and the owner woke: a loaded machine takes a while
+    const ctl = new Int32Array(buffer, 0, 8);
+    for (let i = 0; i < 500 && Atomics.load(ctl, kTaken) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(Atomics.load(ctl, kTaken), 1);
     assert.equal(op.done, false);
     new RingFeed(buffer, lane);
     const reply = await op;
