@@ -49,6 +49,8 @@ export interface ServeTask {
   tlsTicketKeys?: Uint8Array;
   /** the read cache's version table (core/engine/cache/version-table.ts); absent with --cache off */
   cacheVersions?: SharedArrayBuffer;
+  /** --shared-lanes: ring i carries worker i's SETs to worker 0's lanes (core/engine/lane-ring.ts) */
+  laneRings?: (SharedArrayBuffer | undefined)[];
 }
 
 export interface CommandStats {

@@ -90,6 +90,7 @@ export class WorkerState implements ServerContext {
       log: (line) => this.log(line),
       lost: () => this.store.cache?.table.bumpEpoch(),
     });
+    if (task.laneRings !== undefined) this.store.shareLanes(task.laneRings, this.workerIndex);
     this.tls = new WorkerTls(this.config, (line) => this.log(line), task.tlsTicketKeys);
     this.acl = new UserRegistry(new AclCommandIndex(commands.all()));
     this.acl.apply({ op: 'load', lines: task.acl });

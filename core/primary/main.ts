@@ -21,6 +21,7 @@ import { loadLuaAddon } from '../engine/scripting/native-lua';
 import { CacheLock } from './cache-lock';
 import { CacheLease } from './cache-lease';
 import { newVersionBuffer, VersionTable } from '../engine/cache/version-table';
+import { newLaneRingBuffer } from '../engine/lane-ring';
 
 function usage(): string {
   const rows = kOptions.filter((o) => !o.noop).map((o) =>
@@ -56,6 +57,8 @@ async function main(): Promise<void> {
   const server = new PrimaryServer(config, log, {
     storage: { url: storage.url, startupOptions: storage.startupOptions, storageMode: storage.storageMode, schema: storage.schema },
     cacheVersions,
+    // made here, not in a worker: a ring outlives the thread at either end of it
+    laneRings: config.bool('shared-lanes') ? Array.from({ length: config.int('workers') }, (_, i) => (i === 0 ? undefined : newLaneRingBuffer())) : undefined,
   });
   const primaryPg = new PrimaryPg(storage.url, storage.startupOptions);
   const keyspace = new KeyspaceInfo(primaryPg);

@@ -11,6 +11,8 @@ two embedded servers' own differences drop out), CONCURRENT=1 (all servers loade
 each round: other load on the machine hits them alike; Postgres CPU not split then), HARNESS=TREE (run
 TREE/dist/harness/cli.js instead of redis-benchmark, for its --key-distribution zipf:S; same CSV)."""
 import os, subprocess, sys, time, re, statistics, signal
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from procstat import cpu, children
 reps = int(sys.argv[1]); bargs = sys.argv[2]; specs = sys.argv[3:]
 tck = os.sysconf('SC_CLK_TCK'); base = int(os.environ.get('PORT_BASE', '47600')); out = os.environ.get('OUT', '/tmp/h17-abx')
 prefill = os.environ.get('PREFILL', '')
@@ -18,18 +20,6 @@ harness = os.environ.get('HARNESS')
 def bench_cmd(port, extra):
     if harness: return ['node', f'{harness}/dist/harness/cli.js', '--no-autostart', '-p', str(port)] + extra
     return ['redis-benchmark', '-p', str(port)] + extra
-def cpu(pid):
-    try:
-        f = open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split(); return (int(f[11]) + int(f[12])) / tck
-    except Exception: return 0.0
-def children(pid):
-    r = []
-    for p in os.listdir('/proc'):
-        if not p.isdigit(): continue
-        try:
-            if int(open(f'/proc/{p}/stat').read().rsplit(')', 1)[1].split()[1]) == pid: r.append(int(p))
-        except Exception: pass
-    return r
 def pg_pids(pid):
     pms = [c for c in children(pid) if 'postgres' in open(f'/proc/{c}/cmdline').read()]
     return pms + [x for pm in pms for x in children(pm)]

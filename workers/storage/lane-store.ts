@@ -11,6 +11,8 @@ import { OpKind, StmtOp, TxOp, type Op } from '../../core/engine/ops';
 import type { NearCache } from '../../core/engine/cache/near-cache';
 import type { PendingReply } from '../../core/engine/pending-reply';
 import { Lane, type LaneOptions } from './lane';
+import { RingForwarder } from './lane-feeder-forward';
+import { startLaneFeeds } from './lane-feeder';
 import { StatementStore } from './statement-store';
 import { ScriptPool } from './script-pool';
 import { kTransactionSql } from '../../core/engine/commands/transactions/sql';
@@ -53,6 +55,14 @@ export class LaneStore extends StatementStore implements KeyStore {
     this.scripts = new ScriptPool(opts.scriptConnections, opts, opts.scriptBatchMs);
   }
 
+  /** --shared-lanes: this worker's plain SETs go to worker 0's lanes (index > 0), or it takes the others' (0) */
+  private forward: RingForwarder | undefined;
+
+  shareLanes(rings: readonly (SharedArrayBuffer | undefined)[], workerIndex: number): void {
+    if (workerIndex === 0) startLaneFeeds(rings, this.lanes);
+    else if (rings[workerIndex] !== undefined) this.forward = new RingForwarder(rings[workerIndex]!);
+  }
+
   async start(): Promise<void> {
     await Promise.all(this.lanes.map((l) => l.start()));
   }
@@ -66,6 +76,9 @@ export class LaneStore extends StatementStore implements KeyStore {
     // dispatch until the call answered): waiting for the lane's last op covers them
     const last = this.laneOf(s).last;
     if (last !== undefined && !last.done) await last;
+    // (no await at all without --shared-lanes: the call starts in the same tick as before)
+    const forwarded = this.forward?.idle(s);
+    if (forwarded !== undefined) await forwarded;
     return this.scripts.atomic(req, body);
   }
 
@@ -97,6 +110,7 @@ export class LaneStore extends StatementStore implements KeyStore {
   submit<T extends Op>(s: Session, op: T): T {
     if (this.capture !== undefined) this.capture.push(op);
     else if (op.kind === OpKind.Read && this.cache !== undefined && s.unackedWrites === 0 && this.cache.serve(op)) return op;
+    else if (this.forward !== undefined) this.forward.submit(s, op, this.laneOf(s));
     else this.laneOf(s).submit(op);
     return op;
   }

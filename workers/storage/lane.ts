@@ -54,6 +54,8 @@ export class Lane implements Pipeline {
   private resends = 0;
   /** a failed batch transaction going out run by run: its runs from `next` (sendRunsInTurn) */
   private turn: { batch: Op[]; next: number } | undefined;
+  /** told each batch's size (--shared-lanes: other workers forward to this lane while they are small) */
+  onBatch: ((ops: number) => void) | undefined = undefined;
   /** the op submitted last: a script call of a client on this lane starts once it answered */
   last: Op | undefined = undefined;
 
@@ -105,6 +107,7 @@ export class Lane implements Pipeline {
     this.stats.batches++;
     this.stats.ops += batch.length;
     record(this.stats.batchSize, batch.length);
+    this.onBatch?.(batch.length);
     this.batchStarted = process.hrtime.bigint();
     // one extra count so the batch cannot finish while it is still being sent
     this.outstanding = 1;
