@@ -49,6 +49,8 @@ export interface ServeTask {
   tlsTicketKeys?: Uint8Array;
   /** the read cache's version table (core/engine/cache/version-table.ts); absent with --cache off */
   cacheVersions?: SharedArrayBuffer;
+  /** the read cache's entries, one arena per process shared by the workers (core/engine/cache/arena.ts) */
+  cacheArena?: SharedArrayBuffer;
 }
 
 export interface CommandStats {

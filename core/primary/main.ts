@@ -21,6 +21,7 @@ import { loadLuaAddon } from '../engine/scripting/native-lua';
 import { CacheLock } from './cache-lock';
 import { CacheLease } from './cache-lease';
 import { newVersionBuffer, VersionTable } from '../engine/cache/version-table';
+import { newCacheArena } from '../engine/cache/arena';
 
 function usage(): string {
   const rows = kOptions.filter((o) => !o.noop).map((o) =>
@@ -50,12 +51,15 @@ async function main(): Promise<void> {
   // the read cache's version table, shared by the workers, and the lock that says whether it may be on
   const cacheMode = config.str('cache') as 'exclusive' | 'shared' | 'off';
   const cacheVersions = cacheMode === 'off' ? undefined : newVersionBuffer();
+  // made once at the start's --cache-max-memory: CONFIG SET can lower the bound, not raise it past this
+  const cacheArena = cacheMode === 'off' ? undefined : newCacheArena(config.int('cache-max-memory'));
   const cacheTable = new VersionTable(cacheVersions ?? newVersionBuffer(1));
   const cacheLock = new CacheLock({ url: storage.url, startupOptions: storage.startupOptions, schema: storage.schema,
     mode: cacheMode, table: cacheTable, log });
   const server = new PrimaryServer(config, log, {
     storage: { url: storage.url, startupOptions: storage.startupOptions, storageMode: storage.storageMode, schema: storage.schema },
     cacheVersions,
+    cacheArena,
   });
   const primaryPg = new PrimaryPg(storage.url, storage.startupOptions);
   const keyspace = new KeyspaceInfo(primaryPg);
