@@ -24,8 +24,11 @@
  * before it writes over the bytes behind it, so a reader that still sees the old tail after its
  * copy read bytes nobody had started to overwrite. This is the seqlock, one for the whole ring
  * rather than one per entry: an entry's own header can be overwritten by the next entry's value,
- * so a counter kept in it could not be trusted after reuse. The argument is x86-64's (stores seen
- * in order, loads not reordered with loads); docs/cache.md "Off the heap" says what arm64 lacks.
+ * so a counter kept in it could not be trusted after reuse. On x86-64 loads are not reordered
+ * with loads, so the copy's plain reads are done before the Atomics.load of tail. On arm64 that
+ * load (ldar) does not hold back earlier plain loads: there intact() first does an Atomics.store
+ * to a private word (stlr: every earlier access completes before it, and it comes before the
+ * ldar), which x86-64 does not need (an xchg, ~10 ns a hit). Only x86-64 was measured and tested.
  * A position is trusted only within kPosMod - units of tail (8 GB of fills with a 64 MB ring):
  * a reader would have to stall that long inside one copy to be fooled.
  *
@@ -42,6 +45,8 @@ const kLimit = 4;
 const kGlobals = 16;
 
 const kWays = 8;
+/** plain loads may be satisfied after a later Atomics.load except on x86-64 (see the top) */
+const kFenceBeforeCheck = process.arch !== 'x64' && process.arch !== 'ia32';
 const kEmpty = -1;
 /** header bytes before the key */
 const kHeaderBytes = 40;
@@ -87,6 +92,8 @@ export class CacheArena {
   /** the ring's size in 8-byte units */
   readonly units: number;
   private readonly posMod: number;
+  /** a word no other thread touches: intact()'s release store on weakly ordered CPUs */
+  private readonly fence = new Int32Array(new SharedArrayBuffer(4));
   /** the index way of the last find() that answered (its ref bit is set on a hit) */
   way = -1;
   /** evictions this worker made (entries that were in the index and were dropped for room) */
@@ -219,6 +226,7 @@ export class CacheArena {
 
   /** after the reads of an entry: true if tail had not passed it, so no writer had begun to reuse its bytes */
   intact(pos: number): boolean {
+    if (kFenceBeforeCheck) Atomics.store(this.fence, 0, 0);
     return this.span(pos, Atomics.load(this.g, kTail)) < this.units;
   }
 
