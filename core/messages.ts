@@ -51,6 +51,8 @@ export interface ServeTask {
   cacheVersions?: SharedArrayBuffer;
   /** --shared-lanes: ring i carries worker i's SETs to worker 0's lanes (core/engine/lane-ring.ts) */
   laneRings?: (SharedArrayBuffer | undefined)[];
+  /** the read cache's entries, one arena per process shared by the workers (core/engine/cache/arena.ts) */
+  cacheArena?: SharedArrayBuffer;
 }
 
 export interface CommandStats {

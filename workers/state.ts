@@ -23,7 +23,7 @@ import { parseNotifyFlags } from '../core/config/notify-flags';
 import { AclCommandIndex, aclSpecs } from '../core/acl/command-index';
 import { UserRegistry, type AclMutation } from '../core/acl/registry';
 import { AclLog } from '../core/acl/log';
-import { shareOf, startReadCache } from './read-cache';
+import { startReadCache } from './read-cache';
 import { SharedInvalidations } from '../core/engine/cache/shared-invalidations';
 import { Tracker } from '../core/engine/tracking/tracker';
 import { isTlsOption } from '../core/tls/secure-context';
@@ -94,7 +94,7 @@ export class WorkerState implements ServerContext {
     this.tls = new WorkerTls(this.config, (line) => this.log(line), task.tlsTicketKeys);
     this.acl = new UserRegistry(new AclCommandIndex(commands.all()));
     this.acl.apply({ op: 'load', lines: task.acl });
-    this.store.cache = startReadCache(task, this.config, this.writeHook, this.config.int('workers'));
+    this.store.cache = startReadCache(task, this.config, this.writeHook);
     this.rpc = new Rpc(port, (op, args) => this.onRequest(op, args));
     this.bus = new MessageBus(port, this.workerIndex, busChannelName(this.runId));
     this.blocking = new BlockingWaits(this.bus, this.writeHook, (n) => { this.stats.blockedClients = n; });
@@ -172,7 +172,7 @@ export class WorkerState implements ServerContext {
       this.pubsubLimit = this.config.outputLimit('pubsub');
     }
     if (name === 'tracking-table-max-keys') this.tracker.setLimit(this.config.int(name));
-    if (name === 'cache-max-memory') this.store.cache?.resize(shareOf(this.config, this.config.int('workers')));
+    if (name === 'cache-max-memory') this.store.cache?.resize(this.config.int('cache-max-memory'));
     for (const c of this.clients.values()) {
       if (name === 'proto-max-bulk-len') c.parser.limits.protoMaxBulkLen = this.config.int(name);
       else if (name === 'client-query-buffer-limit') c.parser.limits.clientQueryBufferLimit = this.config.int(name);
@@ -251,7 +251,7 @@ export class WorkerState implements ServerContext {
       case 'stats':
         return { ...this.stats, tracking: this.tracker.stats, lanes: this.store.lanes.map((l) => l.snapshot()), scripts: { ...this.store.scripts.stats },
           bus: { directSent: this.bus.stats.directSent, directMissed: this.bus.stats.directMissed },
-          cache: this.store.cache && { ...this.store.cache.stats, enabled: this.store.cache.table.enabled, shared: this.sharedCache?.stats } };
+          cache: this.store.cache && { ...this.store.cache.snapshot(), enabled: this.store.cache.table.enabled, shared: this.sharedCache?.stats } };
       case 'reset-stats':
         this.clearStats();
         for (const l of this.store.lanes) l.resetStats();

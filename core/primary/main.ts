@@ -22,6 +22,7 @@ import { CacheLock } from './cache-lock';
 import { CacheLease } from './cache-lease';
 import { newVersionBuffer, VersionTable } from '../engine/cache/version-table';
 import { newLaneRingBuffer } from '../engine/lane-ring';
+import { newCacheArena } from '../engine/cache/arena';
 
 function usage(): string {
   const rows = kOptions.filter((o) => !o.noop).map((o) =>
@@ -51,6 +52,8 @@ async function main(): Promise<void> {
   // the read cache's version table, shared by the workers, and the lock that says whether it may be on
   const cacheMode = config.str('cache') as 'exclusive' | 'shared' | 'off';
   const cacheVersions = cacheMode === 'off' ? undefined : newVersionBuffer();
+  // made once at the start's --cache-max-memory: CONFIG SET can lower the bound, not raise it past this
+  const cacheArena = cacheMode === 'off' ? undefined : newCacheArena(config.int('cache-max-memory'));
   const cacheTable = new VersionTable(cacheVersions ?? newVersionBuffer(1));
   const cacheLock = new CacheLock({ url: storage.url, startupOptions: storage.startupOptions, schema: storage.schema,
     mode: cacheMode, table: cacheTable, log });
@@ -59,6 +62,7 @@ async function main(): Promise<void> {
     cacheVersions,
     // made here, not in a worker: a ring outlives the thread at either end of it
     laneRings: config.bool('shared-lanes') ? Array.from({ length: config.int('workers') }, (_, i) => (i === 0 ? undefined : newLaneRingBuffer())) : undefined,
+    cacheArena,
   });
   const primaryPg = new PrimaryPg(storage.url, storage.startupOptions);
   const keyspace = new KeyspaceInfo(primaryPg);

@@ -107,7 +107,7 @@ function renderCache(o: Out, workers: WorkerStats[]): void {
   const sum = (f: (c: (typeof cs)[number]) => number): number => cs.reduce((a, c) => a + f(c), 0);
   const rows: [string, 'gauge' | 'counter', string, number][] = [
     ['postresp_cache_enabled', 'gauge', 'Whether the read cache serves (this instance alone on the schema).', cs.some((c) => c.enabled) ? 1 : 0],
-    ['postresp_cache_bytes', 'gauge', 'Bytes the read cache holds (keys, values, per-entry overhead).', sum((c) => c.bytes)],
+    ['postresp_cache_bytes', 'gauge', 'Bytes of the read cache arena in use (entries with their headers, dead ones not yet reclaimed).', sum((c) => c.bytes)],
     ['postresp_cache_entries', 'gauge', 'Keys the read cache holds.', sum((c) => c.entries)],
     ['postresp_cache_hits_total', 'counter', 'GET/MGET keys answered from the cache.', sum((c) => c.hits)],
     ['postresp_cache_misses_total', 'counter', 'GET/MGET keys read from Postgres.', sum((c) => c.misses)],

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Read cache (docs/cache.md): PostRESP --cache exclusive vs --cache off vs redis-server, alternating redis-benchmark runs;
 usage: bench.py TREE reps 'name|prefill-args|bench-args' ... ; env CACHE_MEM (default 64mb), PORT_BASE (default 27411:
-on, off, redis-server on three ports from it), OUT (default /tmp/i17: data dirs and logs)"""
+on, off, redis-server on three ports from it, old on the fourth), OUT (default /tmp/i17: data dirs and logs), OLD (a
+second tree, e.g. main's worktree, run with --cache exclusive too as 'old': before/after in the same minutes)"""
 import os, subprocess, sys, time, re, statistics, signal
 tree = sys.argv[1]; reps = int(sys.argv[2]); cases = [c.split('|') for c in sys.argv[3:]]
 mem = os.environ.get('CACHE_MEM', '64mb')
@@ -29,11 +30,13 @@ def pg_pids(pid):
     for pm in pms: pids += children(pm)
     return pids
 servers = {}
-for name, port, extra in (('on', base, ['--cache', 'exclusive', '--cache-max-memory', mem]), ('off', base + 1, ['--cache', 'off'])):
+old = os.environ.get('OLD')
+for name, port, extra in (('on', base, ['--cache', 'exclusive', '--cache-max-memory', mem]), ('off', base + 1, ['--cache', 'off'])) + (
+        (('old', base + 3, ['--cache', 'exclusive', '--cache-max-memory', mem]),) if old else ()):
     d = f'{out}/pg-{name}'
     subprocess.run(['rm', '-rf', d])
     log = open(f'{out}/{name}.log', 'w')
-    p = subprocess.Popen(['node', f'{tree}/dist/core/primary/main.js', '--port', str(port), '--storage-mode', 'unlogged', '--data-dir', d] + extra,
+    p = subprocess.Popen(['node', f'{old if name == "old" else tree}/dist/core/primary/main.js', '--port', str(port), '--storage-mode', 'unlogged', '--data-dir', d] + extra,
                          stdout=log, stderr=subprocess.STDOUT, cwd=tree, start_new_session=True)
     servers[name] = (p, port)
 rp = subprocess.Popen(['redis-server', '--port', str(base + 2), '--save', '', '--appendonly', 'no'], stdout=subprocess.DEVNULL, start_new_session=True)
@@ -58,7 +61,7 @@ try:
             return g('cache_hits'), g('cache_misses'), g('cache_rejected'), g('cache_entries')
         h0 = hm()
         n = int(re.search(r'-n (\d+)', args).group(1))
-        order = ['on', 'off', 'redis']
+        order = ['on', 'off', 'redis'] + (['old'] if old else [])
         for r in range(reps):
             for name in (order if r % 2 == 0 else order[::-1]):
                 p, port = servers[name]
@@ -80,6 +83,9 @@ try:
     for cname, _, _ in cases:
         on, off, rd = res[(cname, 'on')], res[(cname, 'off')], res[(cname, 'redis')]
         print(f'| {cname} | {med(rd,0):.0f} | {med(on,0):.0f} | {med(off,0):.0f} | {med(on,0)/med(rd,0):.2f} | {med(off,0)/med(rd,0):.2f} | {med(on,0)/med(off,0):.3f} | {med(on,1):.1f} | {med(off,1):.1f} | {med(on,2):.1f} | {med(off,2):.1f} |')
+        if old:
+            o = res[(cname, 'old')]
+            print(f'|  old {cname}: {med(o,0):.0f} rps ({med(o,0)/med(off,0):.3f} of off), node {med(o,1):.1f} us, pg {med(o,2):.1f} us, raw {[round(x[0]) for x in o]}')
         print(f'|  raw {cname}: on {[round(x[0]) for x in on]} off {[round(x[0]) for x in off]} redis {[round(x[0]) for x in rd]} ; {res[(cname, "info")]}')
 finally:
     for p, _ in servers.values():

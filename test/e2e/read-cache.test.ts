@@ -97,6 +97,27 @@ describe('read cache', () => {
     assert.ok(after0.cache_hits > before0.cache_hits, 'the cache served some reads');
   });
 
+  it('one copy per process: a key filled through one worker is a hit on the other', async () => {
+    const w = await RawClient.connect(a.port);
+    await w.call('SET', 'one:copy', 'v1');
+    // the previous tests' connections must be gone: a connection goes to the worker with the
+    // fewest, so with this one alone the next lands on the other worker
+    for (let tries = 0; tries < 100 && !/connected_clients:1\r\n/.test(String(await w.call('INFO', 'clients'))); tries++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const other = await RawClient.connect(a.port);
+    await other.call('PING');
+    assert.equal(await w.call('GET', 'one:copy'), 'v1'); // first miss (the doorkeeper marks it)
+    assert.equal(await other.call('GET', 'one:copy'), 'v1'); // second miss: filled on the other worker
+    const before1 = await cacheInfo(a.port);
+    assert.equal(await w.call('GET', 'one:copy'), 'v1');
+    const after1 = await cacheInfo(a.port);
+    assert.equal(after1.cache_hits - before1.cache_hits, 1, 'the first worker answered from the entry the other filled');
+    assert.equal(after1.cache_fills, before1.cache_fills, 'no second fill');
+    w.close();
+    other.close();
+  });
+
   it('the model finds a stale read', () => {
     const h: Event[] = [
       { client: 0, kind: 'w', key: 'k', value: '1', start: 0, end: 1 },

@@ -2,10 +2,20 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { NearCache } from './near-cache';
 import { VersionTable, newVersionBuffer } from './version-table';
+import { CacheArena, newCacheArena } from './arena';
 import { ReadOp } from '../ops';
 
 const kString = 0;
 const table = new VersionTable(newVersionBuffer(1 << 16));
+/** what one test entry takes in the arena: 40 header bytes, a key of up to 8 and 100 value bytes, 8-aligned */
+const kEntry = 152;
+
+/** a cache whose arena holds at most `bytes` (the arena is made larger: it has a 64 KB floor) */
+function cacheOf(bytes: number): NearCache {
+  const arena = new CacheArena(newCacheArena(Math.max(bytes * 2, 1 << 20)));
+  arena.setLimit(bytes);
+  return new NearCache(table, arena, 64 * 1024);
+}
 
 /** one GET through the cache: served (true) or missed and filled as the read run would (false) */
 function get(c: NearCache, key: string, value = Buffer.alloc(100, 'v')): boolean {
@@ -17,7 +27,7 @@ function get(c: NearCache, key: string, value = Buffer.alloc(100, 'v')): boolean
 
 describe('NearCache admission and eviction', () => {
   it('a cold scan larger than the cache leaves the hot keys in it', () => {
-    const c = new NearCache(table, 50 * (160 + 104), 64 * 1024);
+    const c = cacheOf(50 * kEntry);
     for (let r = 0; r < 5; r++) for (let i = 0; i < 20; i++) get(c, `hot:${i}`);
     // each cold key twice: a doorkeeper (admit on the second miss) let them all in
     for (let r = 0; r < 2; r++) for (let i = 0; i < 3000; i++) get(c, `cold:${i}`);
@@ -25,30 +35,31 @@ describe('NearCache admission and eviction', () => {
     for (let i = 0; i < 20; i++) if (get(c, `hot:${i}`)) hits++;
     assert.equal(hits, 20);
     assert.ok(c.stats.rejected > 5000, `cold misses not kept: ${c.stats.rejected}`);
-    assert.ok(c.stats.bytes <= c.maxBytes);
+    assert.ok(c.snapshot().bytes <= c.maxBytes);
   });
 
   it('a key asked for more often than the victim replaces it once the cache is full', () => {
-    const c = new NearCache(table, 10 * (160 + 104), 64 * 1024);
+    const c = cacheOf(10 * kEntry);
     for (let r = 0; r < 2; r++) for (let i = 0; i < 10; i++) get(c, `old:${i}`);
     assert.equal(get(c, 'new'), false);
     assert.equal(get(c, 'new'), false, 'first and second asks: not kept yet');
     for (let i = 0; i < 3; i++) get(c, 'new');
     assert.equal(get(c, 'new'), true);
-    assert.ok(c.stats.evictions > 0);
-    assert.ok(c.stats.entries <= 10);
+    assert.ok(c.snapshot().evictions > 0);
+    assert.ok(c.snapshot().entries <= 10);
   });
 
   it('resize shrinks to the new bound', () => {
-    const c = new NearCache(table, 100 * (160 + 104), 64 * 1024);
+    const c = cacheOf(100 * kEntry);
     for (let r = 0; r < 2; r++) for (let i = 0; i < 100; i++) get(c, `k:${i}`);
-    c.resize(10 * (160 + 104));
-    assert.ok(c.stats.bytes <= 10 * (160 + 104));
-    assert.ok(c.stats.entries > 0 && c.stats.entries <= 10);
+    c.resize(10 * kEntry);
+    const s = c.snapshot();
+    assert.ok(s.bytes <= 10 * kEntry, `${s.bytes} bytes`);
+    assert.ok(s.entries > 0 && s.entries <= 10);
   });
 
   it('a key is filled on its second miss, not its first: a one-off read is not tagged (no fill, no copy)', () => {
-    const c = new NearCache(table, 1 << 20, 64 * 1024);
+    const c = cacheOf(1 << 20);
     const op = new ReadOp(0, Buffer.from('once:1'), null, (_type, v) => v);
     assert.equal(c.serve(op), false);
     assert.equal(op.cache, null, 'first miss: not tagged');
@@ -58,7 +69,7 @@ describe('NearCache admission and eviction', () => {
   });
 
   it('a uniform keyspace over a full cache tags few misses for a fill', () => {
-    const c = new NearCache(table, 200 * (160 + 104), 64 * 1024);
+    const c = cacheOf(200 * kEntry);
     let tagged = 0;
     let misses = 0;
     for (let r = 0; r < 6; r++) {
@@ -72,6 +83,6 @@ describe('NearCache admission and eviction', () => {
       }
     }
     assert.ok(tagged < misses / 10, `${tagged} of ${misses} misses tagged`);
-    assert.ok(c.stats.bytes <= c.maxBytes);
+    assert.ok(c.snapshot().bytes <= c.maxBytes);
   });
 });

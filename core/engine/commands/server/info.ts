@@ -140,7 +140,8 @@ function cacheFields(s: Session, w: WorkerStats[]): Fields {
     ['cache_hit_ratio', (hits + misses === 0 ? 0 : hits / (hits + misses)).toFixed(4)],
     ['cache_fills', total((c) => c.fills)], ['cache_fill_races', total((c) => c.raced)],
     ['cache_invalidations', total((c) => c.invalidations)], ['cache_evictions', total((c) => c.evictions)],
-    ['cache_rejected', total((c) => c.rejected)],
+    ['cache_rejected', total((c) => c.rejected)], ['cache_fill_busy', total((c) => c.busy)],
+    ['cache_torn_reads', total((c) => c.torn)],
     // --cache shared: slot hashes sent to other instances, and received from them (docs/cache.md)
     ...(s.server.config.str('cache') === 'shared' ? [
       ['cache_shared_sent', total((c) => c.shared?.sent ?? 0)], ['cache_shared_messages', total((c) => c.shared?.messages ?? 0)],
