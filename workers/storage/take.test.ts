@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { ReadOp, StmtOp, TxOp, WriteOp, type Op } from '../../core/engine/ops';
 import { PendingReply } from '../../core/engine/pending-reply';
 import type { WatchedKey } from '../../core/engine/session';
-import { batchLength, opBytes } from './take';
+import { batchLength, followLength, opBytes } from './take';
 
 const nil = () => null;
 const get = (key: string) => new ReadOp(0, Buffer.from(key), null, nil);
@@ -44,5 +44,14 @@ describe('taking a batch', () => {
     // first in the queue it goes (a batch is never empty), and what follows it too
     watch.pending = new PendingReply();
     assert.equal(batchLength(q.slice(1), 256, 1 << 20), 2);
+  });
+
+  it('a batch behind one in flight takes plain ops only: it stops at a transaction or a statement op, within the same bounds', () => {
+    const stmt = new StmtOp({ text: 'SELECT 1' }, [], nil);
+    assert.equal(followLength([get('a'), set('b', 10), stmt, get('c')], 256, 1 << 20), 2);
+    assert.equal(followLength([new TxOp([], []), get('a')], 256, 1 << 20), 0);
+    assert.equal(followLength([stmt], 256, 1 << 20), 0);
+    assert.equal(followLength(Array.from({ length: 10 }, (_, i) => get(`k${i}`)), 4, 1 << 20), 4);
+    assert.equal(followLength([set('a', 1000), set('b', 1000), set('c', 1000)], 256, 10), 1);
   });
 });

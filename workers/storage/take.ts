@@ -19,6 +19,25 @@ export function batchLength(queue: readonly Op[], maxOps: number, maxBytes: numb
   return n;
 }
 
+/**
+ * The ops at the head of `queue` that may go out behind a batch still in flight (lane.ts,
+ * --batch-pipeline-min): reads, writes, increments and family batch ops only, within the same
+ * bounds. Not a MULTI/EXEC (its WATCH check needs answers still on their way) nor a statement op
+ * (WATCH, blocking pops, scripts' lanes: each is alone and decides things on the answers before it).
+ */
+export function followLength(queue: readonly Op[], maxOps: number, maxBytes: number): number {
+  let n = 0;
+  let bytes = 0;
+  while (n < queue.length && n < maxOps) {
+    const op = queue[n];
+    if (op.kind === OpKind.Tx || op.kind === OpKind.Stmt) break;
+    bytes += opBytes(op);
+    n++;
+    if (bytes >= maxBytes) break;
+  }
+  return n;
+}
+
 /** argument bytes of an op, plus 16 for the op itself */
 export function opBytes(op: Op): number {
   let n = 16;
