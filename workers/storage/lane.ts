@@ -26,7 +26,7 @@
  * only its own run. A deadlock victim is sent again only when nothing of the lane went out after
  * it (were a run with a batch behind it ever one, it would answer its 40P01). Measured at load
  * 12–19 on 2 cores (docs/BENCHMARKS.md, branch h18-push): `-t lpush` and `-t rpush,rpop` at
- * `-n 300000` ran 1.3–1.6× the requests/s at the same CPU per request; the lane backends were idle
+ * `-n 300000` ran 1.2–1.7× the requests/s at the same CPU per request; the lane backends were idle
  * in 54–84% of 5 ms samples without it, and every thread waited 5–25× its run time in the run
  * queue, so a batch that is already in Postgres when the last one commits saves a wake-up.
  */
