@@ -85,6 +85,7 @@ export class WorkerState implements ServerContext {
       maxCommands: () => this.config.int('batch-max-commands'),
       maxBytes: () => this.config.int('batch-max-bytes'),
       batchTransaction: () => this.config.bool('batch-transaction'),
+      pipelineMin: () => this.config.int('batch-pipeline-min'),
       scriptConnections: this.config.int('script-connections'),
       scriptBatchMs: () => this.config.int('script-batch-ms'),
       log: (line) => this.log(line),

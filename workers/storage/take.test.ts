@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ReadOp, StmtOp, TxOp, WriteOp, type Op } from '../../core/engine/ops';
+import { BatchOp, IncrOp, ReadOp, StmtOp, TxOp, WriteOp, type Op } from '../../core/engine/ops';
+import { kPushBatch } from '../../core/engine/commands/list/push-batch';
 import { PendingReply } from '../../core/engine/pending-reply';
 import type { WatchedKey } from '../../core/engine/session';
-import { batchLength, opBytes } from './take';
+import { batchLength, followLength, mayLead, opBytes } from './take';
 
 const nil = () => null;
 const get = (key: string) => new ReadOp(0, Buffer.from(key), null, nil);
@@ -44,5 +45,26 @@ describe('taking a batch', () => {
     // first in the queue it goes (a batch is never empty), and what follows it too
     watch.pending = new PendingReply();
     assert.equal(batchLength(q.slice(1), 256, 1 << 20), 2);
+  });
+
+  it('a batch behind one in flight takes plain ops only: it stops at a transaction or a statement op, within the same bounds', () => {
+    const stmt = new StmtOp({ text: 'SELECT 1' }, [], nil);
+    assert.equal(followLength([get('a'), set('b', 10), stmt, get('c')], 256, 1 << 20), 2);
+    assert.equal(followLength([new TxOp([], []), get('a')], 256, 1 << 20), 0);
+    assert.equal(followLength([stmt], 256, 1 << 20), 0);
+    assert.equal(followLength(Array.from({ length: 10 }, (_, i) => get(`k${i}`)), 4, 1 << 20), 4);
+    assert.equal(followLength([set('a', 1000), set('b', 1000), set('c', 1000)], 256, 10), 1);
+  });
+
+  it('a batch may follow only a run that cannot be a deadlock victim: reads, or every op on one key', () => {
+    const push = (k: string) => new BatchOp(kPushBatch, { db: 0, key: Buffer.from(k), elements: [Buffer.from('e')], left: true, onlyExisting: false }, nil);
+    const incr = (k: string) => new IncrOp(0, Buffer.from(k), 1n, nil);
+    assert.equal(mayLead([get('a'), get('b')]), true);
+    assert.equal(mayLead([push('l'), push('l'), push('l')]), true);
+    assert.equal(mayLead([push('l'), push('m')]), false);
+    assert.equal(mayLead([incr('n'), incr('n')]), true);
+    assert.equal(mayLead([incr('n'), incr('o')]), false);
+    assert.equal(mayLead([set('a', 1)]), false);
+    assert.equal(mayLead([new StmtOp({ text: 'SELECT 1' }, [], nil)]), false);
   });
 });
