@@ -18,7 +18,8 @@ export function startReadCache(task: ServeTask, config: Config, hook: WriteHook)
   if (task.cacheVersions === undefined || task.cacheArena === undefined) return undefined;
   const table = new VersionTable(task.cacheVersions);
   hook.listen(invalidator(table));
-  const arena = new CacheArena(task.cacheArena);
+  // owner: a replacement of a worker that died holding the arena's lock releases it
+  const arena = new CacheArena(task.cacheArena, task.workerIndex + 1);
   // CONFIG SET before this worker started (a restarted worker): the arena holds the bound already
   if (arena.limitBytes > config.int('cache-max-memory')) arena.setLimit(config.int('cache-max-memory'));
   // worker 0 reports the arena's entries and bytes (one arena per process: the workers' sum stays right)

@@ -106,6 +106,18 @@ describe('CacheArena', () => {
     assert.ok(a.entries < 1100);
   });
 
+  it('a worker that died holding the lock: its replacement (same owner) releases it, another worker does not', () => {
+    const sab = newCacheArena(1 << 20);
+    // the predecessor (owner 2: worker 1) died inside a fill, its lock word still set
+    Atomics.store(new Int32Array(sab, 0, 1), 0, 2);
+    const other = new CacheArena(sab, 1);
+    assert.equal(put(other, 'k', Buffer.from('v')), Insert.Busy);
+    const replacement = new CacheArena(sab, 2);
+    assert.equal(put(replacement, 'k', Buffer.from('v')), Insert.Kept);
+    assert.equal(put(other, 'k2', Buffer.from('w')), Insert.Kept);
+    assert.deepEqual(read(other, 'k'), Buffer.from('v'));
+  });
+
   it('two worker threads fill and serve the same keys at once: every hit is a whole value', async () => {
     const sab = newCacheArena(1 << 17); // small: the ring wraps thousands of times
     const code = `

@@ -99,8 +99,14 @@ export class CacheArena {
   /** evictions this worker made (entries that were in the index and were dropped for room) */
   evictions = 0;
 
-  constructor(sab: SharedArrayBuffer) {
+  /**
+   * owner: this worker's index + 1, the value its writers store in the lock word. A worker thread
+   * that dies mid-fill (DEBUG PANIC, a crash) leaves the word held and every fill of the process
+   * Busy; its replacement (the same index) releases it here before it serves.
+   */
+  constructor(sab: SharedArrayBuffer, private readonly owner = 1) {
     this.g = new Int32Array(sab, 0, kGlobals);
+    Atomics.compareExchange(this.g, kLock, owner, 0);
     const sets = this.g[5];
     this.units = this.g[6];
     this.setMask = sets - 1;
@@ -137,7 +143,7 @@ export class CacheArena {
     const g = this.g;
     Atomics.store(g, kLimit, Math.max(0, Math.min(this.units - Math.ceil(this.units / kSlack), Math.floor(bytes / 8))));
     // a rare command: wait for a fill in progress on another worker (microseconds)
-    while (Atomics.compareExchange(g, kLock, 0, 1) !== 0);
+    while (Atomics.compareExchange(g, kLock, 0, this.owner) !== 0);
     try {
       this.makeRoom(0, null);
     } finally {
@@ -241,7 +247,7 @@ export class CacheArena {
     if (size * kMaxShare > this.units) return Insert.TooLarge;
     const h = hash | 0;
     const g = this.g;
-    if (Atomics.compareExchange(g, kLock, 0, 1) !== 0) return Insert.Busy;
+    if (Atomics.compareExchange(g, kLock, 0, this.owner) !== 0) return Insert.Busy;
     try {
       if (!this.makeRoom(size, admit)) return Insert.Rejected;
       const pos = this.append(size);
@@ -269,7 +275,7 @@ export class CacheArena {
   /** every entry dropped (tests; --cache-max-memory to 0) */
   clear(): void {
     const g = this.g;
-    while (Atomics.compareExchange(g, kLock, 0, 1) !== 0);
+    while (Atomics.compareExchange(g, kLock, 0, this.owner) !== 0);
     this.index.fill(kEmpty);
     Atomics.store(g, kEntries, 0);
     Atomics.store(g, kTail, Atomics.load(g, kHead));
