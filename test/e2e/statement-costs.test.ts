@@ -100,6 +100,26 @@ describe('a script call\'s begin statement', () => {
     b.socket.destroy();
   });
 
+  it('of a call without KEYS names no table: FLUSHALL does not wait for it', async () => {
+    const a = await RawClient.connect(server.port);
+    const b = await RawClient.connect(server.port);
+    // a keyless call busy in Lua for 1.5 s inside its transaction (as a runaway one would be
+    // until killed); the first version of the one-statement begin named kv (an INSERT of no
+    // rows) and so held a lock on it until COMMIT: FLUSHALL's TRUNCATE answered after the call
+    a.send(encode('EVAL', "local t = redis.call('time'); local e = t[1] * 1000000 + t[2] + 1500000; "
+      + "while true do t = redis.call('time'); if t[1] * 1000000 + t[2] > e then break end end; return 'done'", '0'));
+    await new Promise((r) => setTimeout(r, 200));
+    const order: string[] = [];
+    const flushed = b.call('FLUSHALL').then((r) => { order.push('FLUSHALL'); return r; });
+    const [ev] = await a.read(1);
+    order.push('EVAL');
+    assert.equal(await flushed, 'OK');
+    assert.equal(ev, 'done');
+    assert.deepEqual(order, ['FLUSHALL', 'EVAL']);
+    a.socket.destroy();
+    b.socket.destroy();
+  });
+
   it('answers NOSCRIPT for a flushed script and locks nothing', async () => {
     const c = await RawClient.connect(server.port);
     const sha = await c.call('SCRIPT', 'LOAD', "return redis.call('exists', KEYS[1])") as string;

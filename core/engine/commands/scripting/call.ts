@@ -59,11 +59,16 @@ export async function runCall(s: Session, plan: CallPlan): Promise<Reply> {
   const req: AtomicRequest = { wrote: kScriptingSql.wrote, busy: () => busyReply(s), chain: s, queued: plan.queued };
   if (keys.length > 0 || plan.store !== undefined || plan.check !== undefined || plan.libraries) {
     const sha = plan.store?.sha ?? plan.check ?? null;
-    // the begin statement locks KEYS in the array's order: (db, key) order, each once (one db here)
-    const locked = keys.length > 1 ? distinctSorted(keys) : keys;
-    const lockedDbs = locked === keys ? dbs : int2Array(locked.map(() => db));
-    req.begin = { stmt: kScriptingSql.begin, values: [lockedDbs, locked === keys ? names : encodeBufferArray(locked), int8(Date.now()), sha,
-      plan.store?.body ?? null] };
+    if (keys.length === 0) {
+      // kv not named: a keyless call holds no lock on it (FLUSHALL does not wait for a runaway one)
+      req.begin = { stmt: kScriptingSql.beginNoKeys, values: [sha, plan.store?.body ?? null] };
+    } else {
+      // the begin statement locks KEYS in the array's order: (db, key) order, each once (one db here)
+      const locked = keys.length > 1 ? distinctSorted(keys) : keys;
+      const lockedDbs = locked === keys ? dbs : int2Array(locked.map(() => db));
+      req.begin = { stmt: kScriptingSql.begin, values: [lockedDbs, locked === keys ? names : encodeBufferArray(locked), int8(Date.now()), sha,
+        plan.store?.body ?? null] };
+    }
   }
   // the begin statement's second column: the placeholders it made, which script_end drops (none: the
   // keys all existed, the usual case, and the statement is not sent)

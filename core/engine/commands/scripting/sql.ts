@@ -33,6 +33,22 @@ export const kScriptingSql = {
       st AS (INSERT INTO scripts (sha, body) SELECT $4::text, $5::bytea WHERE $5::bytea IS NOT NULL ON CONFLICT (sha) DO NOTHING)
       SELECT (SELECT v.version FROM function_version v) AS lib_version, (SELECT count(*) FROM p)::int4 AS placed, c.known FROM c`,
   },
+  /**
+   * `begin` for a call without KEYS: the same columns, and kv not named at all. A statement that
+   * names kv holds a lock on the table until COMMIT (the INSERT's RowExclusiveLock, even for no
+   * rows), so FLUSHALL's TRUNCATE, and every command behind it on its lane, waited for a keyless
+   * runaway script (`while 1 do redis.call('ping') end`) until it was killed: 5 s and more
+   * against 172 ms with the PL/pgSQL script_begin, which skipped kv without KEYS. $1 sha, $2 body.
+   */
+  beginNoKeys: {
+    text: `WITH c AS MATERIALIZED (SELECT $1::text IS NULL OR $2::bytea IS NOT NULL
+          OR EXISTS (SELECT 1 FROM scripts sc WHERE sc.sha = $1::text) AS known),
+      g AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared(script_class(), CASE WHEN $1::text IS NULL THEN 2 ELSE 1 END)
+          FROM c WHERE c.known),
+      st AS (INSERT INTO scripts (sha, body) SELECT $1::text, $2::bytea WHERE $2::bytea IS NOT NULL ON CONFLICT (sha) DO NOTHING)
+      SELECT (SELECT v.version FROM function_version v) AS lib_version, 0::int4 AS placed, c.known FROM c
+       WHERE (SELECT count(*) FROM g) >= 0`,
+  },
   /** before COMMIT: the placeholders of absent KEYS go. The statement itself, not script_end(): a
    * LANGUAGE sql function that is not inlined is planned at every call (~350 µs of Postgres time
    * per call under the EVALSHA benchmark's load against ~46 µs for the DELETE, pg_stat_statements);
