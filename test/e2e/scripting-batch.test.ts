@@ -86,22 +86,29 @@ describe('script calls sharing one transaction', () => {
 
   it('a serialization failure re-runs the call that met it: nothing applied twice', async () => {
     const [h, p, q, w] = await connected(a.port, 4);
-    await w.call('SET', 'sx', 'start');
-    await w.call('DEL', 'scount');
-    const retries = await info(a.port, 'postresp_script_retries');
-    const { done: held } = await holdConnection(h, 300);
-    // p waits, then reads sx (not declared: locked only then) and writes it: a plain SET of sx
-    // during the wait, after the batch's snapshot, makes the batch start over
-    const rmw = p.call('EVAL', `${kWait}; local v = redis.call('get', 'sx'); redis.call('set', 'sx', v .. '+1'); return v`, '0', '600');
-    const inc = q.call('EVAL', "return redis.call('incr', KEYS[1])", '1', 'scount');
-    await held;
-    await new Promise((r) => setTimeout(r, 250));
-    assert.equal(await w.call('SET', 'sx', 'other'), 'OK');
-    assert.equal(await rmw, 'other');
-    assert.equal(await inc, 1);
-    assert.equal(await w.call('GET', 'sx'), 'other+1');
-    assert.equal(await w.call('GET', 'scount'), '1');
-    assert.ok(await info(a.port, 'postresp_script_retries') > retries, 'the batch ran again');
+    // A round whose SET reached Postgres only after p had read sx (p's 600 ms wait over before it:
+    // a CI run beside other load saw that) tests nothing: p read 'start', a valid order. Again, ≤ 5.
+    for (let round = 1; ; round++) {
+      await w.call('SET', 'sx', 'start');
+      await w.call('DEL', 'scount');
+      const retries = await info(a.port, 'postresp_script_retries');
+      const { done: held } = await holdConnection(h, 300);
+      // p waits, then reads sx (not declared: locked only then) and writes it: a plain SET of sx
+      // during the wait, after the batch's snapshot, makes the batch start over
+      const rmw = p.call('EVAL', `${kWait}; local v = redis.call('get', 'sx'); redis.call('set', 'sx', v .. '+1'); return v`, '0', '600');
+      const inc = q.call('EVAL', "return redis.call('incr', KEYS[1])", '1', 'scount');
+      await held;
+      await new Promise((r) => setTimeout(r, 250));
+      assert.equal(await w.call('SET', 'sx', 'other'), 'OK');
+      const read = await rmw;
+      assert.equal(await inc, 1);
+      if (read === 'start' && round < 5) continue;
+      assert.equal(read, 'other');
+      assert.equal(await w.call('GET', 'sx'), 'other+1');
+      assert.equal(await w.call('GET', 'scount'), '1');
+      assert.ok(await info(a.port, 'postresp_script_retries') > retries, 'the batch ran again');
+      break;
+    }
     for (const c of [h, p, q, w]) c.close();
   });
 
