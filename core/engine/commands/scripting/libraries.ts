@@ -5,7 +5,7 @@
  * and, when the process holds an older one, brings the engine to the set Postgres has:
  *
  *   FUNCTION LOAD on instance A ──commit──▶ version 8
- *   FCALL on instance B: script_begin → 8 > 7 held ──▶ read the libraries (same snapshot), replace
+ *   FCALL on instance B: begin (sql.ts) → 8 > 7 held ──▶ read the libraries (same snapshot), replace
  *                                                       what differs, delete what is gone → holds 8
  *
  * One worker thread of a process changes the store at a time (the addon's flag): two applying

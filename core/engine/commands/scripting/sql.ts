@@ -6,6 +6,17 @@ import type { Statement } from '../../key-store';
 import { call } from '../function-call';
 import { kWatchMark } from '../kv-row';
 
+/**
+ * What both begin statements start with, their sha and body parameters given: whether EVALSHA's
+ * sha is still stored (c), the running-call advisory lock of the call's kind once it is (g), an
+ * EVAL body stored (st).
+ */
+const callHead = (sha: string, body: string): string => `c AS MATERIALIZED (SELECT ${sha}::text IS NULL OR ${body}::bytea IS NOT NULL
+          OR EXISTS (SELECT 1 FROM scripts sc WHERE sc.sha = ${sha}::text) AS known),
+      g AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared(script_class(), CASE WHEN ${sha}::text IS NULL THEN 2 ELSE 1 END)
+          FROM c WHERE c.known),
+      st AS (INSERT INTO scripts (sha, body) SELECT ${sha}::text, ${body}::bytea WHERE ${body}::bytea IS NOT NULL ON CONFLICT (sha) DO NOTHING)`;
+
 export const kScriptingSql = {
   /**
    * The call's first statement: EVALSHA's sha still stored (`known`; when not, nothing else is
@@ -19,18 +30,14 @@ export const kScriptingSql = {
    * "Where a BullMQ job's Postgres CPU went").
    */
   begin: {
-    text: `WITH c AS MATERIALIZED (SELECT $4::text IS NULL OR $5::bytea IS NOT NULL
-          OR EXISTS (SELECT 1 FROM scripts sc WHERE sc.sha = $4::text) AS known),
-      g AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared(script_class(), CASE WHEN $4::text IS NULL THEN 2 ELSE 1 END)
-          FROM c WHERE c.known),
+    text: `WITH ${callHead('$4', '$5')},
       l AS MATERIALIZED (SELECT k.db, k.key FROM unnest($1::int2[], $2::bytea[]) AS t(db, key)
           JOIN kv k ON k.db = t.db AND k.key = t.key WHERE (SELECT count(*) FROM g) > 0 FOR UPDATE OF k),
       p AS (INSERT INTO kv (db, key, type, expires_at, card, version)
             SELECT t.db, t.key, ${kWatchMark}, -$3::int8, 0, txid_current() FROM unnest($1::int2[], $2::bytea[]) AS t(db, key)
              WHERE (SELECT count(*) FROM l) >= 0 AND (SELECT count(*) FROM g) > 0
                AND NOT EXISTS (SELECT 1 FROM l WHERE l.db = t.db AND l.key = t.key)
-            ON CONFLICT (db, key) DO NOTHING RETURNING 1),
-      st AS (INSERT INTO scripts (sha, body) SELECT $4::text, $5::bytea WHERE $5::bytea IS NOT NULL ON CONFLICT (sha) DO NOTHING)
+            ON CONFLICT (db, key) DO NOTHING RETURNING 1)
       SELECT (SELECT v.version FROM function_version v) AS lib_version, (SELECT count(*) FROM p)::int4 AS placed, c.known FROM c`,
   },
   /**
@@ -41,11 +48,7 @@ export const kScriptingSql = {
    * against 172 ms with the PL/pgSQL script_begin, which skipped kv without KEYS. $1 sha, $2 body.
    */
   beginNoKeys: {
-    text: `WITH c AS MATERIALIZED (SELECT $1::text IS NULL OR $2::bytea IS NOT NULL
-          OR EXISTS (SELECT 1 FROM scripts sc WHERE sc.sha = $1::text) AS known),
-      g AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared(script_class(), CASE WHEN $1::text IS NULL THEN 2 ELSE 1 END)
-          FROM c WHERE c.known),
-      st AS (INSERT INTO scripts (sha, body) SELECT $1::text, $2::bytea WHERE $2::bytea IS NOT NULL ON CONFLICT (sha) DO NOTHING)
+    text: `WITH ${callHead('$1', '$2')}
       SELECT (SELECT v.version FROM function_version v) AS lib_version, 0::int4 AS placed, c.known FROM c
        WHERE (SELECT count(*) FROM g) >= 0`,
   },
@@ -59,7 +62,7 @@ export const kScriptingSql = {
   },
   /**
    * Ahead of a command touching keys the call did not declare and has not touched yet
-   * (call-host.ts): locks them as script_begin locks KEYS, in (db, key) order, an absent key
+   * (call-host.ts): locks them as `begin` locks KEYS, in (db, key) order, an absent key
    * getting a placeholder; the number of placeholders made, which `end` drops. In the call's
    * REPEATABLE READ transaction, a row changed or deleted since the snapshot makes FOR UPDATE
    * raise 40001, and a key created since makes the placeholder's ON CONFLICT raise it: the call
