@@ -28,7 +28,7 @@ function read(a: CacheArena, key: string): Buffer | null | undefined {
 
 describe('CacheArena', () => {
   it('keeps an entry with its fields, a null value and a replacement of the same key', () => {
-    const a = new CacheArena(newCacheArena(1 << 20));
+    const a = new CacheArena(newCacheArena(1 << 20), 1);
     assert.equal(put(a, 'k', Buffer.from('hello')), Insert.Kept);
     const k = Buffer.from('k');
     const pos = a.find(hashOf(k), 0, k);
@@ -47,7 +47,7 @@ describe('CacheArena', () => {
   });
 
   it('detects a torn read: the entry\'s bytes reused by later fills after its position was found', () => {
-    const a = new CacheArena(newCacheArena(1 << 16));
+    const a = new CacheArena(newCacheArena(1 << 16), 1);
     put(a, 'victim', Buffer.alloc(1000, 'v'));
     const k = Buffer.from('victim');
     const pos = a.find(hashOf(k), 0, k);
@@ -60,7 +60,7 @@ describe('CacheArena', () => {
   });
 
   it('evicts at tail within the bound, and a referenced entry gets a second chance', () => {
-    const a = new CacheArena(newCacheArena(1 << 20));
+    const a = new CacheArena(newCacheArena(1 << 20), 1);
     a.setLimit(40 * 1048);
     put(a, 'hot', Buffer.alloc(1000, 'h'));
     for (let i = 0; i < 200; i++) {
@@ -77,7 +77,7 @@ describe('CacheArena', () => {
   });
 
   it('asks admission about the first victim: a refused newcomer leaves the cache as it was', () => {
-    const a = new CacheArena(newCacheArena(1 << 20));
+    const a = new CacheArena(newCacheArena(1 << 20), 1);
     a.setLimit(9 * 1048 + 100);
     for (let i = 0; i < 9; i++) put(a, `old:${i}`, Buffer.alloc(1000, 'o'));
     const before = a.entries;
@@ -89,7 +89,7 @@ describe('CacheArena', () => {
   });
 
   it('refuses a value larger than a 32nd of the ring', () => {
-    const a = new CacheArena(newCacheArena(1 << 20));
+    const a = new CacheArena(newCacheArena(1 << 20), 1);
     assert.equal(put(a, 'big', Buffer.alloc(a.capacityBytes / 16)), Insert.TooLarge);
     assert.equal(read(a, 'big'), undefined);
     assert.equal(a.entries, 0);
@@ -98,7 +98,7 @@ describe('CacheArena', () => {
   it('holds --cache-max-memory: the whole buffer within it, and a lower bound applied at once', () => {
     const sab = newCacheArena(4 << 20);
     assert.ok(sab.byteLength <= 4 << 20, `${sab.byteLength}`);
-    const a = new CacheArena(sab);
+    const a = new CacheArena(sab, 1);
     for (let i = 0; i < 10_000; i++) put(a, `k:${i}`, Buffer.alloc(1000));
     assert.ok(a.bytes <= a.limitBytes && a.bytes > (3 << 20), `${a.bytes}`);
     a.setLimit(1 << 20);
@@ -120,18 +120,23 @@ describe('CacheArena', () => {
 
   it('two worker threads fill and serve the same keys at once: every hit is a whole value', async () => {
     const sab = newCacheArena(1 << 17); // small: the ring wraps thousands of times
+    const done = new SharedArrayBuffer(8);
     const code = `
       const { workerData, parentPort } = require('node:worker_threads');
       const { CacheArena } = require(${JSON.stringify(require.resolve('./arena'))});
-      const a = new CacheArena(workerData.sab);
+      const a = new CacheArena(workerData.sab, workerData.id);
       const hashOf = (k) => { let h = 0x811c9dc5; for (let i = 0; i < k.length; i++) h = Math.imul(h ^ k[i], 0x01000193); return h >>> 0; };
       const keys = []; for (let i = 0; i < 64; i++) keys.push(Buffer.from('key:' + i));
       // key i, generation g: 4 bytes of g, then bytes (i * 31 + g + j) & 255, a length that changes with g
       const valueOf = (i, g) => { const v = Buffer.allocUnsafe(8 + ((i * 97 + g * 13) % 3000)); v.writeUInt32LE(g, 0);
         for (let j = 4; j < v.length; j++) v[j] = (i * 31 + g + j) & 255; return v; };
       let hits = 0, torn = 0, bad = 0, fills = 0, busy = 0, g = workerData.id * 1000000;
-      const end = Date.now() + 1500;
-      while (Date.now() < end) {
+      // until both threads have done enough at the same time (a flag each in workerData.done), at
+      // most 20 s: a fixed 1.5 s gave a thread starved by a loaded CI machine 46 fills, 106 hits
+      const done = new Int32Array(workerData.done);
+      const end = Date.now() + 20000;
+      while (Date.now() < end && (Atomics.load(done, 0) === 0 || Atomics.load(done, 1) === 0)) {
+        if (hits > 1000 && fills > 100) Atomics.store(done, workerData.id - 1, 1);
         for (let n = 0; n < 200; n++) {
           const i = (Math.random() * 64) | 0;
           if (Math.random() < 0.3) {
@@ -150,7 +155,7 @@ describe('CacheArena', () => {
       }
       parentPort.postMessage({ hits, torn, bad, fills, busy });`;
     const run = (id: number) => new Promise<Record<string, number>>((resolve, reject) => {
-      const w = new Worker(code, { eval: true, workerData: { sab, id } });
+      const w = new Worker(code, { eval: true, workerData: { sab, id, done } });
       w.once('message', resolve);
       w.once('error', reject);
     });

@@ -104,7 +104,7 @@ export class CacheArena {
    * that dies mid-fill (DEBUG PANIC, a crash) leaves the word held and every fill of the process
    * Busy; its replacement (the same index) releases it here before it serves.
    */
-  constructor(sab: SharedArrayBuffer, private readonly owner = 1) {
+  constructor(sab: SharedArrayBuffer, private readonly owner: number) {
     this.g = new Int32Array(sab, 0, kGlobals);
     Atomics.compareExchange(this.g, kLock, owner, 0);
     const sets = this.g[5];

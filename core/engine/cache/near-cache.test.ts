@@ -12,7 +12,7 @@ const kEntry = 152;
 
 /** a cache whose arena holds at most `bytes` (the arena is made larger: it has a 64 KB floor) */
 function cacheOf(bytes: number): NearCache {
-  const arena = new CacheArena(newCacheArena(Math.max(bytes * 2, 1 << 20)));
+  const arena = new CacheArena(newCacheArena(Math.max(bytes * 2, 1 << 20)), 1);
   arena.setLimit(bytes);
   return new NearCache(table, arena, 64 * 1024);
 }
