@@ -75,6 +75,12 @@ const kScenarios: Record<string, Step[]> = {
     { c: 1, call: 'SET d x' }, { c: 0, send: 'BRPOPLPUSH k d 0' }, { blocked: 1 }, { c: 1, call: 'RPUSH k a b c' },
     { c: 0, read: 1 }, { c: 1, call: 'LRANGE k 0 -1' },
   ],
+  // Redis 7.0's unit/type/list "BRPOPLPUSH with multiple blocked clients": the first waiter's
+  // WRONGTYPE left the element, and the second (told "not first" by the same wake-up) waited forever
+  'two BRPOPLPUSH waiters, the first to a wrong-type destination: WRONGTYPE, then the second served': [
+    { c: 2, call: 'SET d1 x' }, { c: 0, send: 'BRPOPLPUSH k d1 0' }, { blocked: 1 }, { c: 1, send: 'BRPOPLPUSH k d2 0' },
+    { blocked: 2 }, { c: 2, call: 'LPUSH k foo' }, { c: 0, read: 1 }, { c: 1, read: 1 }, { c: 2, call: 'LRANGE d2 0 -1' },
+  ],
   'CLIENT UNBLOCK TIMEOUT and ERROR, CLIENT LIST flag b': [
     { c: 0, id: true }, { c: 0, send: 'BLPOP k 0' }, { blocked: 1 }, { c: 1, flagsOf: 0 }, { c: 1, unblock: 0 },
     { c: 0, read: 1 }, { c: 1, flagsOf: 0 }, { c: 1, unblock: 0 }, { c: 0, send: 'BZPOPMIN k 0' }, { blocked: 1 },

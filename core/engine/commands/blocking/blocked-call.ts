@@ -57,7 +57,8 @@ export interface BlockingPlan {
  * One attempt's result: not served (seq: the waiter number a pop registered, null for reads that
  * register nowhere), served (key and rest: what a pop left, to wake the next waiter), or an error.
  */
-export type Outcome = { seq: string | null } | { served: Reply | Noted; key?: Buffer; rest: number; created?: Buffer } | { error: RespError };
+export type Outcome = { seq: string | null } | { served: Reply | Noted; key?: Buffer; rest: number; created?: Buffer }
+  | { error: RespError; key?: Buffer; rest?: number };
 
 /** What a BlockedCall waits for: a pop's plan (popTarget) or a stream read (stream/block.ts). */
 export interface BlockingTarget {
@@ -79,13 +80,20 @@ export const kUnblocked = new RespError('UNBLOCKED client unblocked via CLIENT U
 /** Node's timers hold at most 2^31-1 ms; longer timeouts re-arm */
 const kMaxTimer = 2 ** 31 - 1;
 
-/** A blocking pop's rows: (0, n = seq) not served, (2) WRONGTYPE, else elements and (5, key, n = left). */
+/**
+ * A blocking pop's rows: (0, n = seq) not served, (2) WRONGTYPE, else elements and (5, key, n = left).
+ * (2) then (5, key, n): the pop ran and met a destination of another type (BLMOVE): the call was
+ * served its WRONGTYPE, its waiter rows went with it, and the element stayed for the next waiter.
+ */
 function decode(rows: Rows, plan: BlockingPlan): Outcome {
   const first = rows[0];
   if (first[0] === 0) return { seq: String(first[first.length - 1]) };
-  for (const r of rows) if (r[0] === 2) return { error: Err.wrongType };
   const last = rows[rows.length - 1];
   const rest = Number(last[last.length - 1]);
+  for (const r of rows) {
+    if (r[0] !== 2) continue;
+    return last[0] === 5 || last[0] === 6 ? { error: Err.wrongType, key: last[1] as Buffer, rest } : { error: Err.wrongType };
+  }
   // status 6: the pop created its destination
   const created = last[0] === 6 ? plan.dest : undefined;
   return { served: new Noted(plan.reply(rows), emptiedNote(rest)), key: last[1] as Buffer, rest, created };
@@ -218,6 +226,9 @@ export class BlockedCall {
       }
       return this.finish(o.served, o.key, o.rest);
     }
+    // served a WRONGTYPE (BLMOVE's destination): its rows are gone, the element stays: the next
+    // waiter's turn, as after a serve (it was told "not first" by the same wake-up)
+    if ('error' in o && o.key !== undefined) return this.finish(o.error, o.key, o.rest ?? 0);
     this.release(false);
     if ('seq' in o && this.seq === null && o.seq !== null) this.seq = o.seq;
     // gone (the guard kept the pop from being sent), failed, or asked to end meanwhile
