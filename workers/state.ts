@@ -11,6 +11,7 @@ import { RespError, type Reply } from '../core/engine/reply';
 import { Rpc } from '../core/rpc';
 import type { ClientFilter, InfoData, ServerContext } from '../core/engine/session';
 import { Client } from './client';
+import { hookListening } from './hook-listening';
 import { matchesFilter } from './client-filter';
 import { LaneStore } from './storage/lane-store';
 import { unwatchAll } from '../core/engine/commands/transactions/watch';
@@ -46,8 +47,8 @@ export class WorkerState implements ServerContext {
   readonly workerIndex: number;
   readonly clients = new Map<number, Client>();
   readonly store: LaneStore;
-  /** the primary's sweeper reports expired keys only while a hook of some worker listens */
-  readonly writeHook = new WriteHook((listening) => this.port.postMessage({ type: 'hook', listening }));
+  /** the primary's sweeper reports expired keys only while a hook of some worker listens (told late when it stops) */
+  readonly writeHook = new WriteHook(hookListening((listening) => this.port.postMessage({ type: 'hook', listening })));
   /** pub/sub, blocked-client wake-ups and keyspace events, process- and instance-wide (core/bus) */
   readonly bus: MessageBus;
   readonly blocking: BlockingWaits;
