@@ -176,6 +176,38 @@ describe('MessageBus in one process', { timeout: 30_000 }, () => {
     assert.deepEqual(order.slice(3), ['second']);
   });
 
+  test('a client blocking in a loop tells the hub once: only whether a key is waited on here, and its end 250 ms late', async () => {
+    const [w0, w1] = p.buses;
+    const hub = p.hub;
+    const counts: number[] = [];
+    const onMessage = hub.onMessage.bind(hub);
+    hub.onMessage = (w, port, msg) => {
+      if (msg.op === 'count') counts.push(w);
+      onMessage(w, port, msg);
+    };
+    let woken = 0;
+    const a = () => { woken++; };
+    const c = () => undefined;
+    await w1!.waitKey(0, b('loop'), a);
+    for (let i = 0; i < 20; i++) {
+      // served or timed out, and blocking again at once; another client comes and goes meanwhile
+      w1!.unwaitKey(0, b('loop'), a);
+      await w1!.waitKey(0, b('loop'), c);
+      await w1!.waitKey(0, b('loop'), a);
+      w1!.unwaitKey(0, b('loop'), c);
+    }
+    assert.deepEqual(counts, [1], 'one count to the hub for 20 waits');
+    assert.ok(w0!.waited(0, b('loop')));
+    w0!.wake(0, b('loop'));
+    while (woken === 0) await turn();
+    w1!.unwaitKey(0, b('loop'), a);
+    const t0 = Date.now();
+    while (w0!.waited(0, b('loop'))) await new Promise((r) => setTimeout(r, 5));
+    const took = Date.now() - t0;
+    assert.ok(took >= 240 && took < 5000, `w0 saw the key go after ${took} ms`);
+    assert.deepEqual(counts, [1, 1]);
+  });
+
   test('a subscriber over its limit is dropped from every subscription; the others keep receiving', async () => {
     const [w0, w1] = p.buses;
     const slow = recorder(2);

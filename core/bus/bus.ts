@@ -28,6 +28,9 @@ import { PushBytes } from './push-bytes';
 import { kIdle, kPartial, newSlotBuffer, SocketSlots } from './socket-slots';
 import { asBuffer, compactWire, type BusToHub, type ScriptKind, type CountFrame, type HubToBus, type LocalFrame, type ViewEntry, type WireItems } from './messages';
 
+/** how long a blocked key stays reported after its last waiter here left (unwaitKey) */
+const kKeyLingerMs = 250;
+
 /** A subscribed client. deliver() returns false when the client is over its pubsub output limit
  * (it closes itself): the bus then drops every subscription it holds. */
 export interface Subscriber {
@@ -151,6 +154,8 @@ export class MessageBus {
   close(): void {
     this.closed = true;
     this.channel.close();
+    for (const t of this.lingering.values()) clearTimeout(t);
+    this.lingering.clear();
     if (this.askTimer !== undefined) clearInterval(this.askTimer);
     for (const [id, a] of this.asks) this.answered(id, a);
     for (const done of this.pending.values()) done();
@@ -748,16 +753,48 @@ export class MessageBus {
     if (set.has(waiter)) return Promise.resolve();
     set.add(waiter);
     this.checkKeysWanted();
-    return this.report(k, set.size);
+    const t = this.lingering.get(k);
+    if (t !== undefined) {
+      clearTimeout(t);
+      this.lingering.delete(k);
+    }
+    // the hub knows already that a client waits on k here (only whether one does matters for a
+    // blocked key: others read it as a set, otherKeys, and as holder bits): nothing to tell it
+    return this.keyReports.get(k) ?? this.reportKey(k, 1);
   }
 
   unwaitKey(db: number, key: Buffer, waiter: KeyWaiter): void {
     const k = blockedKey(db, key);
     const set = this.waiters.get(k);
     if (!set?.delete(waiter)) return;
-    if (set.size === 0) this.waiters.delete(k);
+    if (set.size > 0) return;
+    this.waiters.delete(k);
     this.checkKeysWanted();
-    void this.report(k, set.size);
+    // a client blocking in a loop (BZPOPMIN, XREAD BLOCK) leaves and waits again at once: the
+    // hub hears that the key went only if nobody waits on it here kKeyLingerMs later. Each
+    // report (every waiter that came or went, until 2026-12-01) was a count to the primary, a
+    // view to and an ack from every other worker, and a done back, all through the primary's
+    // main thread. Meanwhile pushes to the key still reach this worker, which has nobody to wake.
+    if (this.lingering.has(k)) return;
+    const t = setTimeout(() => {
+      this.lingering.delete(k);
+      if (!this.waiters.has(k) && !this.closed) void this.reportKey(k, 0);
+    }, kKeyLingerMs);
+    t.unref();
+    this.lingering.set(k, t);
+  }
+
+  /** blocked keys whose last waiter here left less than kKeyLingerMs ago: their timers */
+  private readonly lingering = new Map<string, NodeJS.Timeout>();
+  /** blocked keys the hub was told a client waits on here: the acknowledgement of that report */
+  private readonly keyReports = new Map<string, Promise<void>>();
+
+  /** n: 1 (a client waits on k here) or 0 (none does) */
+  private reportKey(k: string, n: 0 | 1): Promise<void> {
+    const done = this.report(k, n);
+    if (n > 0) this.keyReports.set(k, done);
+    else this.keyReports.delete(k);
+    return done;
   }
 
   /**
