@@ -6,8 +6,9 @@ usage: shared-lanes-ab.py ROUNDS MODE 'BENCH ARGS' [TREE]
 MODE unlogged pairs with redis-server without persistence, logged with appendonly yes + appendfsync always.
 Each PostRESP (TREE/dist, default this tree; 2 workers) runs its own embedded Postgres. Per run: req/s;
 CPU us per request of the node process, of every Postgres process (postmaster and children) and of
-redis-server (utime+stime from /proc); commits (pg_stat_database xact_commit) and WAL flushes
-(pg_stat_wal wal_sync) per request; ops per lane batch (/metrics). Medians of the rounds, runs in
+redis-server (utime+stime from /proc); commits (pg_stat_database xact_commit), WAL flushes
+(pg_stat_wal wal_sync) and WAL writes (wal_write: with wal_sync_method open_datasync every write is
+a sync and wal_sync stays 0) per request; redis-benchmark's p50 / p99; ops per lane batch (/metrics). Medians of the rounds, runs in
 reversed order every other round. env: PORT_BASE (47700), OUT (/tmp/postresp-shared-lanes-ab)."""
 import os, re, signal, statistics, subprocess, sys, time, urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -22,7 +23,7 @@ def pg_cpu(d):
     return sum(cpu(x) for x in [pm] + children(pm))
 def pg_counts(d, port):
     env = dict(os.environ, PGPASSWORD=open(f'{d}/postresp-password').read().strip())
-    q = "SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()), (SELECT wal_sync FROM pg_stat_wal)"
+    q = "SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()), (SELECT wal_sync FROM pg_stat_wal), (SELECT wal_write FROM pg_stat_wal)"
     o = subprocess.run(['psql', '-h', '127.0.0.1', '-p', str(port), '-U', 'postgres', '-At', '-c', q], capture_output=True, text=True, env=env).stdout
     return [int(x) for x in o.strip().split('|')]
 def batches(http):
@@ -66,22 +67,23 @@ try:
             o = subprocess.run(['redis-benchmark', '-p', str(s['port']), '--csv'] + bargs.split(), capture_output=True, text=True).stdout
             c1 = cpu(s['p'].pid)
             rps = float(re.search(r'^"[^"]+","([\d.]+)"', o.split('\n', 1)[1], re.M).group(1))
-            row = dict(rps=rps, node=(c1 - c0) * 1e6 / n, pg=0.0, commits=0.0, flushes=0.0, batch=0.0)
+            lat = re.search(r'^"[^"]+","[\d.]+","[\d.]+","[\d.]+","([\d.]+)","[\d.]+","([\d.]+)"', o.split('\n', 1)[1], re.M)
+            row = dict(p50=float(lat.group(1)), p99=float(lat.group(2)), rps=rps, node=(c1 - c0) * 1e6 / n, pg=0.0, commits=0.0, flushes=0.0, writes=0.0, batch=0.0)
             if not s['redis']:
                 row['pg'] = (pg_cpu(s['d']) - g0) * 1e6 / n
                 time.sleep(1.2)  # backends report their counts at most once a second
                 k1 = pg_counts(s['d'], s['pgport']); b1 = batches(s['http'])
-                row['commits'] = (k1[0] - k0[0]) / n; row['flushes'] = (k1[1] - k0[1]) / n
+                row['commits'] = (k1[0] - k0[0]) / n; row['flushes'] = (k1[1] - k0[1]) / n; row['writes'] = (k1[2] - k0[2]) / n
                 row['batch'] = (b1[0] - b0[0]) / max(1, b1[1] - b0[1])
             res[s['name']].append(row); loads.append(os.getloadavg()[0])
             print(s['name'], {k: round(v, 3) for k, v in row.items()}, file=sys.stderr)
     print(f'`redis-benchmark {bargs}`, {mode}, {reps} rounds, load {min(loads):.1f}-{max(loads):.1f}')
-    print('| server | req/s | x redis | node/redis µs/req | Postgres µs/req | commits/req | WAL flushes/req | ops/batch |')
-    print('|---|---:|---:|---:|---:|---:|---:|---:|')
+    print('| server | req/s | x redis | node/redis µs/req | Postgres µs/req | commits/req | WAL flushes/req | WAL writes/req | ops/batch | p50 / p99 ms |')
+    print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
     ref = statistics.median(x['rps'] for x in res['redis'])
     for s in servers:
         md = lambda k: statistics.median(x[k] for x in res[s['name']])
-        print(f"| {s['name']} | {md('rps'):.0f} | {md('rps') / ref:.2f} | {md('node'):.1f} | {md('pg'):.1f} | {md('commits'):.3f} | {md('flushes'):.3f} | {md('batch'):.1f} |")
+        print(f"| {s['name']} | {md('rps'):.0f} | {md('rps') / ref:.2f} | {md('node'):.1f} | {md('pg'):.1f} | {md('commits'):.3f} | {md('flushes'):.3f} | {md('writes'):.3f} | {md('batch'):.1f} | {md('p50'):.2f} / {md('p99'):.2f} |")
 finally:
     for s in servers:
         try: os.killpg(s['p'].pid, signal.SIGTERM)
