@@ -87,6 +87,7 @@ export class WorkerState implements ServerContext {
       maxBytes: () => this.config.int('batch-max-bytes'),
       batchTransaction: () => this.config.bool('batch-transaction'),
       pipelineMin: () => this.config.int('batch-pipeline-min'),
+      gatherMs: () => this.config.int('batch-gather-ms'),
       scriptConnections: this.config.int('script-connections'),
       scriptBatchMs: () => this.config.int('script-batch-ms'),
       log: (line) => this.log(line),

@@ -51,6 +51,8 @@ export interface LaneOptions extends ConnectionOptions {
   pipelineMin?: () => number;
   /** the connection was lost (the read cache drops everything: Postgres may have restarted) */
   lost?: () => void;
+  /** --batch-gather-ms: how long at most a batch that answered waits for its clients' next ops (0: never) */
+  gatherMs?: () => number;
 }
 
 /** One batch in flight: the pipeline its runs send into. */
@@ -66,8 +68,10 @@ class Flight implements Pipeline {
   turn: { batch: Op[]; next: number } | undefined;
   /** one run that cannot be a deadlock victim (take.ts mayLead): a next batch may go out behind it */
   leads = false;
+  /** it went out after a gather: its clients take turns no more, wait for them again when it answers */
+  gathered = false;
 
-  constructor(private readonly lane: Lane, readonly conn: NativePgConnection) {}
+  constructor(private readonly lane: Lane, readonly conn: NativePgConnection, readonly size: number) {}
 
   send(sql: string, values: readonly unknown[], done: Done): void {
     this.lane.sendIn(this, sql, values, done);
@@ -89,6 +93,13 @@ export class Lane {
   onBatch: ((ops: number) => void) | undefined = undefined;
   /** the op submitted last: a script call of a client on this lane starts once it answered */
   last: Op | undefined = undefined;
+  /** ops still expected before the queue goes out (gather): the clients of the batch that just answered */
+  private gatherLeft = 0;
+  private gatherTimer: NodeJS.Timeout | undefined = undefined;
+  /** gatherMs > 0 when the last batch went out: submits are counted per synchronous run */
+  private gathering = false;
+  /** ops submitted since the last microtask checkpoint: those a batch's own answer submitted (in-process callers) */
+  private tickSubmits = 0;
 
   constructor(private readonly opts: LaneOptions) {
     this.connection = new LaneConnection(opts, {
@@ -115,6 +126,8 @@ export class Lane {
     }
     this.queue.push(op);
     this.last = op;
+    if (this.gathering && this.tickSubmits++ === 0) queueMicrotask(this.tickEnd);
+    if (this.gatherLeft > 0 && --this.gatherLeft > 0) return;
     if (!this.scheduled && this.mayDispatch()) {
       this.scheduled = true;
       setImmediate(this.dispatch);
@@ -128,6 +141,7 @@ export class Lane {
   }
 
   private failAll(message: string): void {
+    this.stopGather();
     const q = this.queue;
     this.queue = [];
     for (const op of q) op.settle(storageError(message));
@@ -135,12 +149,15 @@ export class Lane {
 
   private readonly dispatch = (): void => {
     this.scheduled = false;
+    const gathered = this.stopGather();
     if (this.queue.length === 0 || !this.mayDispatch()) return;
     const conn = this.connection.conn;
     if (conn === undefined) return; // connect() dispatches once connected, or fails the queue
     const batch = this.flights.length === 0 ? this.take() : this.takeFollower();
     if (batch === undefined) return; // too few plain ops behind the batch in flight: it takes them when it answers
-    const f = new Flight(this, conn);
+    const f = new Flight(this, conn, batch.length);
+    f.gathered = gathered;
+    this.gathering = (this.opts.gatherMs?.() ?? 0) > 0;
     this.flights.push(f);
     this.stats.batches++;
     this.stats.ops += batch.length;
@@ -241,7 +258,46 @@ export class Lane {
     record(this.stats.batchUsec, Number(process.hrtime.bigint() - f.started) / 1000);
     // batches answer in the order sent: f is the oldest
     this.flights.splice(this.flights.indexOf(f), 1);
-    if (this.queue.length > 0) this.dispatch();
+    if ((this.queue.length > 0 || f.gathered) && !this.gather(f.size)) this.dispatch();
+  }
+
+  /**
+   * At a low pipeline depth a lane's clients split into two halves that take turns: while one
+   * half's batch is in Postgres the other half's commands queue, and each goes out the moment the
+   * other answers (about 5 commands a batch at -c 20 -P 1 on 2 workers). Each batch costs a round
+   * trip: node wake-ups, a statement, a commit. Instead, with ops queued, wait until the clients
+   * just answered sent as many ops again (or gatherMs passed): the two halves go out as one batch.
+   * False: send now (off, a batch in flight, or the queue already fills a batch).
+   */
+  private gather(answered: number): boolean {
+    const ms = this.opts.gatherMs?.() ?? 0;
+    if (ms <= 0 || this.flights.length > 0 || this.scheduled) return false;
+    // what the answer's own callbacks submitted (in-process callers) is here already
+    const expect = Math.min(answered - this.tickSubmits, this.opts.maxCommands() - this.queue.length);
+    if (expect <= 0) return false;
+    this.gatherLeft = expect;
+    this.gatherTimer = setTimeout(this.gatherEnd, ms);
+    return true;
+  }
+
+  private readonly tickEnd = (): void => {
+    this.tickSubmits = 0;
+  };
+
+  /** gatherMs passed without every expected op: send what queued */
+  private readonly gatherEnd = (): void => {
+    this.gatherTimer = undefined;
+    this.gatherLeft = 0;
+    if (!this.scheduled && this.queue.length > 0 && this.mayDispatch()) this.dispatch();
+  };
+
+  /** true: a gather was under way */
+  private stopGather(): boolean {
+    this.gatherLeft = 0;
+    if (this.gatherTimer === undefined) return false;
+    clearTimeout(this.gatherTimer);
+    this.gatherTimer = undefined;
+    return true;
   }
 
   /** Pipeline.send of batch f: one statement as its own sync group. */
