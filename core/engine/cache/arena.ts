@@ -197,7 +197,10 @@ export class CacheArena {
 
   /** a hit: CLOCK's reference bit for the way find() answered from */
   touch(): void {
-    if (this.way >= 0) this.refs[this.way] = 1;
+    // stored only when clear: a hot entry's bit is set already, and a store to the line would
+    // pull it away from the other worker's core each hit (both workers hit the same entries)
+    const w = this.way;
+    if (w >= 0 && this.refs[w] === 0) this.refs[w] = 1;
   }
 
   type(pos: number): number {
