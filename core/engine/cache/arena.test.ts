@@ -76,6 +76,37 @@ describe('CacheArena', () => {
     assert.ok(a.entries <= 40);
   });
 
+  it('the reference bit lives in the way\'s position word: a hit after a writer replaced or dropped the way changes no position', () => {
+    const a = new CacheArena(newCacheArena(1 << 20), 1);
+    a.setLimit(40 * 1048);
+    const k = Buffer.from('k');
+    put(a, 'k', Buffer.alloc(1000, '1'));
+    assert.ok(a.find(hashOf(k), 0, k) >= 0);
+    // another worker's fill replaces the entry between this reader's find and its touch
+    put(a, 'k', Buffer.alloc(1000, '2'));
+    a.touch();
+    assert.deepEqual(read(a, 'k'), Buffer.alloc(1000, '2'), 'the new position, not the old one or a masked one');
+    assert.equal(a.entries, 1);
+    a.touch();
+    a.touch();
+    assert.deepEqual(read(a, 'k'), Buffer.alloc(1000, '2'), 'a set bit is not a position');
+    // the entry evicted (its way emptied) between find and touch: it stays gone
+    assert.ok(a.find(hashOf(k), 0, k) >= 0);
+    for (let i = 0; i < 200; i++) put(a, `cold:${i}`, Buffer.alloc(1000, 'c'));
+    a.touch();
+    assert.equal(read(a, 'k'), undefined);
+    assert.ok(a.entries <= 40, `${a.entries}`);
+    // a referenced entry at tail is kept once more (CLOCK), then dropped when not hit again
+    put(a, 'hot', Buffer.alloc(1000, 'h'));
+    const h = Buffer.from('hot');
+    assert.ok(a.find(hashOf(h), 0, h) >= 0);
+    a.touch();
+    for (let i = 0; i < 45; i++) put(a, `more:${i}`, Buffer.alloc(1000, 'm'));
+    assert.deepEqual(read(a, 'hot'), Buffer.alloc(1000, 'h'), 'second chance');
+    for (let i = 0; i < 90; i++) put(a, `again:${i}`, Buffer.alloc(1000, 'm'));
+    assert.equal(read(a, 'hot'), undefined, 'its bit was cleared when it moved');
+  });
+
   it('asks admission about the first victim: a refused newcomer leaves the cache as it was', () => {
     const a = new CacheArena(newCacheArena(1 << 20), 1);
     a.setLimit(9 * 1048 + 100);

@@ -6,8 +6,8 @@
  *   globals   16 Int32: [0] the writers' lock, [1] head, [2] tail (positions, below), [3] entries,
  *             [4] the bound on the live span in 8-byte units (--cache-max-memory, mutable)
  *   index     set-associative: 8 ways of (hash, position) per set, one 64-byte line a lookup;
- *             position -1 is an empty way
- *   refs      one byte per way, set by a hit (CLOCK's reference bit; never written into the data)
+ *             position -1 is an empty way; bit 30 of a position word is CLOCK's reference bit,
+ *             set by a hit (Atomics.or: it cannot undo a writer's store of the word)
  *   data      a ring of entries, each 8-byte aligned and contiguous (a pad entry fills the end):
  *             Int32 [0] size in units, [1] db (-1: pad), [2] hash, [3] type, [4] key length,
  *             [5] value length (-1: null), [6] slot version, [7] epoch, Float64 [8-9] expiry
@@ -45,6 +45,13 @@ const kLimit = 4;
 const kGlobals = 16;
 
 const kWays = 8;
+/**
+ * CLOCK's reference bit, in the way's position word (positions are < kPosMod ≤ 2^30). It was a
+ * byte per way in an array of its own: a second line a hit touched, 19% of the on-CPU samples of
+ * serve() in warm hits (perf annotate; docs/BENCHMARKS.md "A cache hit at a PING's cost").
+ */
+const kRef = 1 << 30;
+const kPosMask = kRef - 1;
 /** plain loads may be satisfied after a later Atomics.load except on x86-64 (see the top) */
 const kFenceBeforeCheck = process.arch !== 'x64' && process.arch !== 'ia32';
 const kEmpty = -1;
@@ -69,7 +76,7 @@ export const enum Insert { Kept, Busy, TooLarge, Rejected }
 export function newCacheArena(maxBytes: number): SharedArrayBuffer {
   const bound = Math.max(64 * 1024, maxBytes);
   const sets = pow2Floor(Math.max(64, bound / kBytesPerWay / kWays));
-  const indexBytes = sets * kWays * 8 + sets * kWays;
+  const indexBytes = sets * kWays * 8;
   const units = Math.max(1024, Math.floor((bound - indexBytes - kGlobals * 4) / 8));
   const sab = new SharedArrayBuffer(kGlobals * 4 + indexBytes + units * 8);
   const g = new Int32Array(sab, 0, kGlobals);
@@ -83,7 +90,6 @@ export function newCacheArena(maxBytes: number): SharedArrayBuffer {
 export class CacheArena {
   private readonly g: Int32Array;
   private readonly index: Int32Array;
-  private readonly refs: Uint8Array;
   private readonly i32: Int32Array;
   private readonly f64: Float64Array;
   /** the ring as a Buffer (copy, copyWithin) */
@@ -112,8 +118,7 @@ export class CacheArena {
     this.setMask = sets - 1;
     const ways = sets * kWays;
     this.index = new Int32Array(sab, kGlobals * 4, ways * 2);
-    this.refs = new Uint8Array(sab, kGlobals * 4 + ways * 8, ways);
-    const data = kGlobals * 4 + ways * 9;
+    const data = kGlobals * 4 + ways * 8;
     this.i32 = new Int32Array(sab, data, this.units * 2);
     this.f64 = new Float64Array(sab, data, this.units);
     this.u8 = Buffer.from(sab, data, this.units * 8);
@@ -183,8 +188,9 @@ export class CacheArena {
     const n = key.length;
     for (let w = 0; w < kWays * 2; w += 2) {
       if (idx[base + w] !== h) continue;
-      const pos = idx[base + w + 1];
-      if (pos < 0) continue;
+      const word = idx[base + w + 1];
+      if (word < 0) continue;
+      const pos = word & kPosMask;
       const at = (pos % this.units) * 2;
       const i32 = this.i32;
       if (i32[at + 2] !== h || i32[at + 1] !== db || i32[at + 4] !== n) continue;
@@ -197,7 +203,12 @@ export class CacheArena {
 
   /** a hit: CLOCK's reference bit for the way find() answered from */
   touch(): void {
-    if (this.way >= 0) this.refs[this.way] = 1;
+    // stored only when clear: a hot entry's bit is set already, and a store to the line would
+    // pull it away from the other worker's core each hit (both workers hit the same entries)
+    // a writer may have stored another position (or -1) in the word since find(): the bit then
+    // lands on that entry (a second chance it did not earn) or on -1 (all bits set already)
+    const i = this.way * 2 + 1;
+    if (this.way >= 0 && (this.index[i] & kRef) === 0) Atomics.or(this.index, i, kRef);
   }
 
   type(pos: number): number {
@@ -293,7 +304,7 @@ export class CacheArena {
       const p = idx[base + w + 1];
       if (p >= 0 && idx[base + w] === h) { pick = w; break; }
       if (p < 0) { if (nearest > -1) { nearest = -1; pick = w; } continue; }
-      const d = this.span(p, tail);
+      const d = this.span(p & kPosMask, tail);
       if (d < nearest) { nearest = d; pick = w; }
     }
     const replacing = idx[base + pick + 1];
@@ -302,8 +313,8 @@ export class CacheArena {
     // the hash first, then the position: a reader pairing a stale hash with the new position
     // checks the entry's own hash and key anyway
     Atomics.store(idx, base + pick, h);
+    // the reference bit clear
     Atomics.store(idx, base + pick + 1, pos);
-    this.refs[(base + pick) >>> 1] = 0;
   }
 
   /** room for size units at head (and a pad if they would cross the ring's end) within the bound */
@@ -330,9 +341,9 @@ export class CacheArena {
         const vh = this.i32[at + 2];
         // second chance: copied to head, then its old bytes released (the span stays the same);
         // the slack above the bound leaves the free stretch this needs
-        if (this.refs[way] === 1 && moves > 0 && used + vsize + this.padBefore(head, vsize) <= this.units) {
+        if ((this.index[way * 2 + 1] & kRef) !== 0 && moves > 0 && used + vsize + this.padBefore(head, vsize) <= this.units) {
           moves--;
-          this.refs[way] = 0;
+          // moveToHead stores the new position with the bit clear
           this.moveToHead(way, tail, vsize);
           continue;
         }
@@ -353,7 +364,10 @@ export class CacheArena {
   private wayOf(h: number, pos: number): number {
     const idx = this.index;
     const base = (h & this.setMask) * (kWays * 2);
-    for (let w = 0; w < kWays * 2; w += 2) if (idx[base + w + 1] === pos) return (base + w) >>> 1;
+    for (let w = 0; w < kWays * 2; w += 2) {
+      const word = idx[base + w + 1];
+      if (word >= 0 && (word & kPosMask) === pos) return (base + w) >>> 1;
+    }
     return -1;
   }
 
