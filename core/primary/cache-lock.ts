@@ -24,7 +24,13 @@
  * not turn its cache back on when the others leave (the lock cannot tell it): restart it.
  * Losing the connection turns the cache off at once (a restarted Postgres forgot the lock, and an
  * unlogged keyspace may have been emptied); reconnecting takes the lock again as at start.
- * SQL run directly on the tables is not seen: use --cache off for such deployments.
+ * SQL run directly on the tables is not seen: use --cache off for such deployments, or send
+ * NOTIFY on the lock's channel (named in the start's log line) before such writes: the owner takes
+ * any notification there as a newcomer and turns its cache off, as above.
+ *
+ * exclusive is the default (2026-12-01, h17-default): it is on only while this instance is alone,
+ * so the default is exact whatever else runs; the cost it adds where it does not pay is measured
+ * in docs/cache.md ("On by default").
  */
 import { createHash } from 'node:crypto';
 import { NativePgConnection } from '../engine/pg-driver/native-conn';
@@ -72,7 +78,7 @@ export class CacheLock {
       if (r.bool(0, 0) === true) {
         this.owner = true;
         this.opts.table.setEnabled(true);
-        this.opts.log(`read cache on: the only instance serving schema ${this.opts.schema} (advisory lock held; another instance turns it off)`);
+        this.opts.log(`read cache on: the only instance serving schema ${this.opts.schema} (advisory lock held; another instance turns it off, and so does \`NOTIFY "${this.channel}"\` before SQL writes to the tables)`);
         this.started = true;
         return;
       }

@@ -114,6 +114,7 @@ function renderCache(o: Out, workers: WorkerStats[]): void {
     ['postresp_cache_invalidations_total', 'counter', 'Entries found stale after a write.', sum((c) => c.invalidations)],
     ['postresp_cache_evictions_total', 'counter', 'Entries dropped for room.', sum((c) => c.evictions)],
     ['postresp_cache_rejected_total', 'counter', 'Reads not kept: not admitted while full, or value too large.', sum((c) => c.rejected)],
+    ['postresp_cache_bypassed_total', 'counter', 'Reads sent to Postgres without a lookup: the worker\'s hit ratio was under a quarter.', sum((c) => c.bypassed)],
   ];
   for (const [name, type, help, v] of rows) {
     o.head(name, type, help);

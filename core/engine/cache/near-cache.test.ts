@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { NearCache } from './near-cache';
+import { kBypassStride, NearCache } from './near-cache';
 import { VersionTable, newVersionBuffer } from './version-table';
 import { CacheArena, newCacheArena } from './arena';
 import { ReadOp } from '../ops';
@@ -84,5 +84,30 @@ describe('NearCache admission and eviction', () => {
     }
     assert.ok(tagged < misses / 10, `${tagged} of ${misses} misses tagged`);
     assert.ok(c.snapshot().bytes <= c.maxBytes);
+  });
+});
+
+describe('NearCache bypass (a worker whose lookups seldom hit stops paying for them)', () => {
+  it('a uniform keyspace far larger than the cache: after a window, 7 ops in 8 skip the lookup', () => {
+    const c = cacheOf(200 * kEntry);
+    for (let i = 0; i < 40_000; i++) get(c, `wide:${i}`);
+    assert.equal(c.bypass, true, `hit ratio ${c.stats.hits} of ${c.stats.hits + c.stats.misses}`);
+    const before = { ...c.stats };
+    for (let i = 0; i < 8_000; i++) get(c, `wide2:${i}`);
+    const skipped = c.stats.bypassed - before.bypassed;
+    assert.equal(skipped, 8_000 - 8_000 / kBypassStride, 'one op in kBypassStride still looked up');
+    assert.equal(c.stats.misses - before.misses, 8_000 / kBypassStride);
+  });
+
+  it('a hot keyspace never enters bypass, and a sampled window that hits ends it', () => {
+    const c = cacheOf(1 << 20);
+    for (let i = 0; i < 40_000; i++) get(c, `hot:${i % 100}`);
+    assert.equal(c.bypass, false);
+    c.bypass = true;
+    const h0 = c.stats.hits;
+    for (let i = 0; i < 40_000 && c.bypass; i++) get(c, `hot:${i % 100}`);
+    assert.equal(c.bypass, false, 'sampled lookups hit: back to every op');
+    assert.ok(c.stats.hits > h0);
+    assert.equal(get(c, 'hot:1'), true);
   });
 });

@@ -141,7 +141,7 @@ function cacheFields(s: Session, w: WorkerStats[]): Fields {
     ['cache_fills', total((c) => c.fills)], ['cache_fill_races', total((c) => c.raced)],
     ['cache_invalidations', total((c) => c.invalidations)], ['cache_evictions', total((c) => c.evictions)],
     ['cache_rejected', total((c) => c.rejected)], ['cache_fill_busy', total((c) => c.busy)],
-    ['cache_torn_reads', total((c) => c.torn)],
+    ['cache_torn_reads', total((c) => c.torn)], ['cache_bypassed', total((c) => c.bypassed)],
     // --cache shared: slot hashes sent to other instances, and received from them (docs/cache.md)
     ...(s.server.config.str('cache') === 'shared' ? [
       ['cache_shared_sent', total((c) => c.shared?.sent ?? 0)], ['cache_shared_messages', total((c) => c.shared?.messages ?? 0)],
