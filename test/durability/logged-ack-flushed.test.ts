@@ -56,8 +56,15 @@ async function unflushedAcks(schema: string, since: string, acks: Ack[]): Promis
     const xids = await c.query(`SELECT convert_from(key, 'UTF8') AS key, xmin::text AS xid FROM "${schema}".kv WHERE db = 0 AND key = ANY($1)`,
       [acks.map((a) => Buffer.from(a.key))]);
     assert.equal(xids.rows.length, acks.length, 'every acknowledged key is stored');
-    const commits = await c.query(`SELECT xid::text AS xid, end_lsn::text AS e FROM pg_get_wal_records_info($1::pg_lsn, pg_current_wal_insert_lsn())
-      WHERE resource_manager = 'Transaction' AND record_type LIKE 'COMMIT%'`, [since]);
+    // pg_walinspect reads only flushed WAL: in logged-async the last commits may still sit in WAL
+    // buffers (the WAL writer flushes them within wal_writer_delay), so wait until all is flushed
+    const insertEnd = (await c.query('SELECT pg_current_wal_insert_lsn()::text AS l')).rows[0].l as string;
+    for (let i = 0; lsn((await c.query('SELECT pg_current_wal_flush_lsn()::text AS f')).rows[0].f) < lsn(insertEnd); i++) {
+      assert.ok(i < 500, `WAL never flushed up to ${insertEnd}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const commits = await c.query(`SELECT xid::text AS xid, end_lsn::text AS e FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
+      WHERE resource_manager = 'Transaction' AND record_type LIKE 'COMMIT%'`, [since, insertEnd]);
     const commitEnd = new Map<string, bigint>(commits.rows.map((r) => [r.xid, lsn(r.e)]));
     const xidOf = new Map<string, string>(xids.rows.map((r) => [r.key, r.xid]));
     const late: string[] = [];
