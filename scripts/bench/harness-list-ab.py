@@ -54,6 +54,8 @@ try:
     print(f'{tests}; {reps} rounds; n {n}; load {min(loads):.1f}-{max(loads):.1f}')
     for t in tests:
         ref = statistics.median(x[0] for x in res[(t, 'redis')])
+        if ref == 0:  # a step that prints no rate (lrange_fill only fills the list for the LRANGE tests)
+            print(f'{t:>8}: no rate (a fill step)', flush=True); continue
         line = f'{t:>8}: redis {ref:8.0f} (cpu {statistics.median(x[1] for x in res[(t,"redis")]):.2f})'
         for name, *_ in servers[1:]:
             xs = res[(t, name)]; md = lambda i: statistics.median(x[i] for x in xs)
