@@ -1,7 +1,8 @@
 /**
  * Runaway scripts holding every script connection (workers × --script-connections = the process's
  * Lua threads): a new EVAL/FCALL answers Redis's BUSY once a call holding one runs past
- * busy-reply-threshold, instead of waiting with no reply (workers/storage/script-busy.ts); before
+ * busy-reply-threshold (so does FUNCTION LOAD/DELETE/FLUSH), instead of waiting with no reply
+ * (workers/storage/script-busy.ts); before
  * the threshold it waits, and SCRIPT KILL / FUNCTION KILL free the connections for it.
  */
 import assert from 'node:assert/strict';
@@ -88,7 +89,7 @@ describe('runaway calls on every Lua thread', () => {
     ['functions', ['FCALL', 'busyspin', '0'], 'FUNCTION'],
   ];
   for (const [what, runaway, kill] of kRunaways) {
-    it(`${what} past the threshold: a new EVAL, EVALSHA, FCALL answer BUSY (${kill} KILL), then ${kill} KILL and they run`, async () => {
+    it(`${what} past the threshold: a new EVAL, EVALSHA, FCALL and FUNCTION LOAD answer BUSY (${kill} KILL), then ${kill} KILL and they run`, async () => {
       const admin = await RawClient.connect(srv.port);
       assert.equal(await admin.call('FUNCTION', 'LOAD', 'REPLACE', kLib), 'busylib');
       const setBody = "return redis.call('set',KEYS[1],ARGV[1])";
@@ -96,15 +97,17 @@ describe('runaway calls on every Lua thread', () => {
       const kThresholdMs = 1000;
       assert.equal(await admin.call('CONFIG', 'SET', 'busy-reply-threshold', String(kThresholdMs)), 'OK');
       const { clients, stuck } = await holdEveryConnection(runaway);
-      const probes = await Promise.all([0, 1, 2].map(() => RawClient.connect(srv.port)));
+      const probes = await Promise.all([0, 1, 2, 3].map(() => RawClient.connect(srv.port)));
       const sent = Date.now();
       const replies = await Promise.all([
         send(probes[0], 'EVAL', setBody, '1', 'busy:key1', '2'),
         send(probes[1], 'EVALSHA', setSha, '1', 'busy:key2', '2'),
         send(probes[2], 'FCALL', 'busyset', '1', 'busy:key3', '2'),
+        // a library change waits for a script connection too: BUSY, as Redis refuses it then
+        send(probes[3], 'FUNCTION', 'LOAD', 'REPLACE', kLib),
       ]);
       const waited = Date.now() - sent;
-      assert.deepEqual(replies.map(errorOf), [busyText(kill), busyText(kill), busyText(kill)]);
+      assert.deepEqual(replies.map(errorOf), [busyText(kill), busyText(kill), busyText(kill), busyText(kill)]);
       // the oldest runaway started before the probes: BUSY by the threshold + the 100 ms check + slack
       assert.ok(waited < kThresholdMs + 3000, `BUSY after ${waited} ms`);
       assert.equal(await admin.call(kill, 'KILL'), 'OK');
@@ -117,7 +120,8 @@ describe('runaway calls on every Lua thread', () => {
         send(probes[0], 'EVAL', setBody, '1', 'busy:key1', '3'),
         send(probes[1], 'EVALSHA', setSha, '1', 'busy:key2', '3'),
         send(probes[2], 'FCALL', 'busyset', '1', 'busy:key3', '3'),
-      ]), ['OK', 'OK', 'OK']);
+        send(probes[3], 'FUNCTION', 'LOAD', 'REPLACE', kLib),
+      ]), ['OK', 'OK', 'OK', 'busylib']);
       assert.deepEqual(await admin.call('MGET', 'busy:key1', 'busy:key2', 'busy:key3'), ['3', '3', '3']);
       assert.equal(await admin.call('CONFIG', 'SET', 'busy-reply-threshold', '5000'), 'OK');
       for (const c of [...clients, ...probes, admin]) c.close();
