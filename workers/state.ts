@@ -88,6 +88,7 @@ export class WorkerState implements ServerContext {
       batchTransaction: () => this.config.bool('batch-transaction'),
       pipelineMin: () => this.config.int('batch-pipeline-min'),
       gatherMs: () => this.config.int('batch-gather-ms'),
+      laneSpill: () => this.config.int('lane-spill'),
       scriptConnections: this.config.int('script-connections'),
       scriptBatchMs: () => this.config.int('script-batch-ms'),
       log: (line) => this.log(line),

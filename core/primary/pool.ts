@@ -115,10 +115,19 @@ export class WorkerPool {
     return ready;
   }
 
-  /** The ready worker with the fewest live connections. */
+  /**
+   * The first ready worker with fewer than --worker-fill connections; past that (or with 0), the
+   * ready worker with the fewest. Few clients on one thread make larger batches and fewer
+   * wake-ups than the same clients spread (docs/BENCHMARKS.md "Filling the first worker").
+   */
   pick(): WorkerSlot | undefined {
+    const fill = this.config.int('worker-fill');
     let best: WorkerSlot | undefined;
-    for (const s of this.slots) if (s.ready && (best === undefined || s.clients.size < best.clients.size)) best = s;
+    for (const s of this.slots) {
+      if (!s.ready) continue;
+      if (s.clients.size < fill) return s;
+      if (best === undefined || s.clients.size < best.clients.size) best = s;
+    }
     return best;
   }
 

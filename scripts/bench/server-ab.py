@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Any number of servers, one redis-benchmark line, medians (docs/BENCHMARKS.md "Read cache on by default").
 
-usage: server-ab.py ROUNDS 'BENCH ARGS' NAME=TREE|SERVER ARGS|ENV ... (TREE 'redis' starts redis-server)
+usage: server-ab.py ROUNDS 'BENCH ARGS' NAME=TREE|SERVER ARGS|ENV ... (TREE 'redis' starts redis-server without persistence, 'redis-always' with appendfsync always)
   e.g. server-ab.py 7 '-t set -n 200000 -c 50 -P 16 -d 1024 -r 100000' off='.|--cache off' on='.|--cache exclusive'
 Each PostRESP runs TREE/dist with its own embedded Postgres (unlogged); the runs alternate, reversed
 every other round. Prints req/s, node CPU and Postgres CPU us per request (utime+stime from /proc).
@@ -29,7 +29,7 @@ for i, s in enumerate(specs):
     name, rest = s.split('=', 1); tree, args, env = (rest.split('|') + ['', ''])[:3]
     port = base + i; d = f'{out}/pg-{name}'; subprocess.run(['rm', '-rf', d])
     e = dict(os.environ); [e.__setitem__(*kv.split('=', 1)) for kv in env.split(',') if kv]
-    if os.environ.get('SHARED_PG') and i > 0 and tree != 'redis':
+    if os.environ.get('SHARED_PG') and i > 0 and tree not in ('redis', 'redis-always'):
         # one Postgres for every PostRESP: the first one's embedded server, a schema each
         first = servers[0]
         for _ in range(120):
@@ -38,12 +38,15 @@ for i, s in enumerate(specs):
             time.sleep(1)
         pw = open(f'{out}/pg-{first[0]}/postresp-password').read().strip()
         args = args + f' --pg-url postgres://postgres:{pw}@127.0.0.1:{m.group(1)}/postgres --schema ab_{name}'
-    if tree == 'redis':
-        p = subprocess.Popen(['redis-server', '--port', str(port), '--save', '', '--appendonly', 'no'], stdout=subprocess.DEVNULL, start_new_session=True)
+    if tree in ('redis', 'redis-always'):
+        # redis-always: the durable peer of `--storage-mode logged` (an fsync before every reply)
+        persist = ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', f'{out}/redis-{name}'] if tree == 'redis-always' else ['--appendonly', 'no']
+        if tree == 'redis-always': subprocess.run(['rm', '-rf', f'{out}/redis-{name}']); os.makedirs(f'{out}/redis-{name}')
+        p = subprocess.Popen(['redis-server', '--port', str(port), '--save', ''] + persist, stdout=subprocess.DEVNULL, start_new_session=True)
     else:
         p = subprocess.Popen(['node', f'{tree}/dist/core/primary/main.js', '--port', str(port), '--storage-mode', 'unlogged', '--data-dir', d] + args.split(),
                          stdout=open(f'{out}/{name}.log', 'w'), stderr=subprocess.STDOUT, cwd=tree, start_new_session=True, env=e)
-    servers.append((name, p, port, tree == 'redis'))
+    servers.append((name, p, port, tree in ('redis', 'redis-always')))
 try:
     for name, p, port, _ in servers:
         for _ in range(120):

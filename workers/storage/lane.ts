@@ -134,6 +134,10 @@ export class Lane {
     }
   }
 
+  /** ops waiting for this lane's next batch, and whether a batch is in Postgres (LaneStore's spill rule) */
+  get queued(): number { return this.queue.length; }
+  get inFlight(): boolean { return this.flights.length > 0; }
+
   /** nothing in flight, or one run that a next batch may follow */
   private mayDispatch(): boolean {
     const n = this.flights.length;
