@@ -26,10 +26,12 @@ describe('a lane gathers the clients of the batch that answered (--batch-gather-
   let gatherMs = 0;
   const lanes: Lane[] = [];
 
-  async function newLane(): Promise<Lane> {
+  /** minFlightUs 0: every batch may gather (these batches are back in ~0.1–0.3 ms, under the lane's default) */
+  async function newLane(minFlightUs = 0): Promise<Lane> {
     const lane = new Lane({
       url: testPgUrl(), startupOptions: startupOptions('unlogged', schema), log: () => undefined,
       maxCommands: () => 256, maxBytes: () => 4 << 20, batchTransaction: () => true, gatherMs: () => gatherMs,
+      gatherMinFlightUs: minFlightUs,
     });
     await lane.start();
     lanes.push(lane);
@@ -125,6 +127,38 @@ describe('a lane gathers the clients of the batch that answered (--batch-gather-
     assert.equal(await queued, kOk);
     const waited = Number(process.hrtime.bigint() - answeredA) / 1e6;
     assert.ok(waited >= 25 && waited < 1000, `queued op went out ${waited} ms after the batch before it answered`);
+  });
+
+  it('a batch back sooner than the minimum flight does not gather: the halves alternate as with the option off', async () => {
+    gatherMs = 50;
+    const lane = await newLane(60_000_000);
+    await twoHalves(lane, 20);
+    const { batches } = counts(lane);
+    assert.ok(batches >= 36, `${batches} batches for 160 ops`);
+  });
+
+  /** a's batch answers with b queued behind it; resolves to how long b went out after a answered (ms) */
+  async function queuedBehind(lane: Lane, tag: string): Promise<number> {
+    const a = set(`gather:${tag}-a`, '1');
+    lane.submit(a);
+    await new Promise((r) => setImmediate(r));
+    const queued = set(`gather:${tag}-b`, '1');
+    let answeredA = 0n;
+    a.listener = () => { answeredA = process.hrtime.bigint(); };
+    lane.submit(queued);
+    assert.equal(await queued, kOk);
+    return Number(process.hrtime.bigint() - answeredA) / 1e6;
+  }
+
+  it('after a gather ran out its time, the next batches go out at once (clients that never come back wait once, not per batch)', async () => {
+    gatherMs = 300;
+    const lane = await newLane();
+    const first = await queuedBehind(lane, 'backoff-1');
+    assert.ok(first >= 250, `the first queued op went out ${first} ms after the batch before it answered`);
+    for (let i = 2; i <= 4; i++) {
+      const next = await queuedBehind(lane, `backoff-${i}`);
+      assert.ok(next < 150, `queued op ${i} went out ${next} ms after the batch before it answered (backoff)`);
+    }
   });
 
   it('a failing statement in a gathered batch fails alone; the others answer in order', async () => {

@@ -53,7 +53,23 @@ export interface LaneOptions extends ConnectionOptions {
   lost?: () => void;
   /** --batch-gather-ms: how long at most a batch that answered waits for its clients' next ops (0: never) */
   gatherMs?: () => number;
+  /** only a batch whose flight took this long gathers (absent: kGatherMinFlightUs; tests pass 0) */
+  gatherMinFlightUs?: number;
 }
+
+/**
+ * A gather pays where a batch's flight is long next to a client's turnaround (reply, next command:
+ * ~50–100 µs at -c 20 -P 1 here): a `logged` commit waits for its WAL flush (0.3–1.3 ms), an
+ * unlogged 5-SET batch is back in ~150 µs, and waiting for the other half there cost node as much
+ * CPU as it saved Postgres (docs/BENCHMARKS.md "Node CPU per SET at the seed config").
+ */
+const kGatherMinFlightUs = 500;
+/**
+ * After a gather that ran out its time (the answered clients did not come back: open-loop traffic,
+ * idle clients), this many batches go out at once: such traffic waits gatherMs once per 64
+ * batches, not on every one.
+ */
+const kGatherBackoff = 64;
 
 /** One batch in flight: the pipeline its runs send into. */
 class Flight implements Pipeline {
@@ -98,6 +114,8 @@ export class Lane {
   private gatherTimer: NodeJS.Timeout | undefined = undefined;
   /** gatherMs > 0 when the last batch went out: submits are counted per synchronous run */
   private gathering = false;
+  /** batches still sent without a gather after one timed out (kGatherBackoff) */
+  private gatherSkip = 0;
   /** ops submitted since the last microtask checkpoint: those a batch's own answer submitted (in-process callers) */
   private tickSubmits = 0;
 
@@ -259,10 +277,11 @@ export class Lane {
       this.settled(f);
       return;
     }
-    record(this.stats.batchUsec, Number(process.hrtime.bigint() - f.started) / 1000);
+    const flightUs = Number(process.hrtime.bigint() - f.started) / 1000;
+    record(this.stats.batchUsec, flightUs);
     // batches answer in the order sent: f is the oldest
     this.flights.splice(this.flights.indexOf(f), 1);
-    if ((this.queue.length > 0 || f.gathered) && !this.gather(f.size)) this.dispatch();
+    if ((this.queue.length > 0 || f.gathered) && !this.gather(f.size, flightUs)) this.dispatch();
   }
 
   /**
@@ -273,9 +292,14 @@ export class Lane {
    * just answered sent as many ops again (or gatherMs passed): the two halves go out as one batch.
    * False: send now (off, a batch in flight, or the queue already fills a batch).
    */
-  private gather(answered: number): boolean {
+  private gather(answered: number, flightUs: number): boolean {
     const ms = this.opts.gatherMs?.() ?? 0;
     if (ms <= 0 || this.flights.length > 0 || this.scheduled) return false;
+    if (flightUs < (this.opts.gatherMinFlightUs ?? kGatherMinFlightUs)) return false;
+    if (this.gatherSkip > 0) {
+      this.gatherSkip--;
+      return false;
+    }
     // what the answer's own callbacks submitted (in-process callers) is here already
     const expect = Math.min(answered - this.tickSubmits, this.opts.maxCommands() - this.queue.length);
     if (expect <= 0) return false;
@@ -292,6 +316,7 @@ export class Lane {
   private readonly gatherEnd = (): void => {
     this.gatherTimer = undefined;
     this.gatherLeft = 0;
+    this.gatherSkip = kGatherBackoff;
     if (!this.scheduled && this.queue.length > 0 && this.mayDispatch()) this.dispatch();
   };
 
