@@ -26,7 +26,10 @@ export async function startServer(args: string[] = [], opts: { schema?: string; 
   const schema = ['--schema', opts.schema ?? uniqueSchema('e2e')];
   const env = { ...process.env };
   if (opts.embedded) for (const name of ['DATABASE_URL', 'PGHOST', 'PGDATABASE']) delete env[name];
-  const child = spawn(process.execPath, [kMain, '--port', '0', '--loglevel', 'warning', ...pg, ...schema, ...args], {
+  // a test that asks for several workers puts clients on them by connecting in turn (each goes to
+  // the worker with the fewest): the worker fill, unless the test sets it, must not gather them on one
+  const spread = args.includes('--workers') && !args.includes('--worker-fill') ? ['--worker-fill', '0'] : [];
+  const child = spawn(process.execPath, [kMain, '--port', '0', '--loglevel', 'warning', ...pg, ...schema, ...spread, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'], env,
   });
   let out = '';
