@@ -72,6 +72,13 @@ const kMovesPerFill = 4;
 
 export const enum Insert { Kept, Busy, TooLarge, Rejected }
 
+/** Where writeValue copies a hit (protocol/writer.ts ReplyWriter): a bulk reply, and taking it back. */
+export interface BulkSink {
+  /** writes $n, CRLF, src[from, from + n), CRLF; returns the mark unwrite takes */
+  bulkFrom(src: Buffer, from: number, n: number): number;
+  unwrite(mark: number): void;
+}
+
 /** the arena for a bound of maxBytes (index and data both count against it) */
 export function newCacheArena(maxBytes: number): SharedArrayBuffer {
   const bound = Math.max(64 * 1024, maxBytes);
@@ -239,6 +246,20 @@ export class CacheArena {
     if (n <= 64) for (let i = 0; i < n; i++) out[i] = this.u8[from + i];
     else this.u8.copy(out, 0, from, from + n);
     return out;
+  }
+
+  /**
+   * The value as a bulk reply straight into sink (one copy, no Buffer made); then intact(pos)
+   * must hold, or sink.unwrite(mark). Returns the mark, or -1 when the entry has no value or it is
+   * not for this path (maxValue or more, or out of the ring: its bytes were reused).
+   */
+  writeValue(pos: number, maxValue: number, sink: BulkSink): number {
+    const at = (pos % this.units) * 2;
+    const n = this.i32[at + 5];
+    if (n < 0 || n >= maxValue) return -1;
+    const from = at * 4 + kHeaderBytes + this.i32[at + 4];
+    if (from + n > this.u8.length) return -1;
+    return sink.bulkFrom(this.u8, from, n);
   }
 
   /** after the reads of an entry: true if tail had not passed it, so no writer had begun to reuse its bytes */
