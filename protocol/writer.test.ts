@@ -173,6 +173,55 @@ describe('buffer ownership', () => {
     assert.ok(Buffer.concat(taken.flat()).equals(Buffer.concat(sent).subarray(0, Buffer.concat(taken.flat()).length)));
   });
 
+  // a read-cache hit copied straight from the arena (core/engine/cache/near-cache.ts)
+  test('bulkFrom: the same bytes as bulk() of the slice, also when the slab is full or its start was handed out', () => {
+    const src = Buffer.alloc(9000);
+    for (let i = 0; i < src.length; i++) src[i] = (i * 7) & 255;
+    const a = new ReplyWriter(64);
+    const b = new ReplyWriter(64);
+    const sentA: Buffer[] = [];
+    const sentB: Buffer[] = [];
+    // lengths around the slab's end (64, then grown), 0, the 64-byte loop's edge, and 8 KB
+    const lens = [3, 40, 0, 64, 65, 1, 3000, 8200, 5, 16383];
+    for (let r = 0; r < 3; r++) {
+      for (const [i, n] of lens.entries()) {
+        const from = (i * 131) % (src.length - Math.min(n, 8000));
+        const m = Math.min(n, src.length - from);
+        a.bulkFrom(src, from, m);
+        b.bulk(Buffer.from(src.subarray(from, from + m)));
+        // a flush mid-way: the slab's written part was handed out, later hits go after it
+        if ((i + r) % 3 === 0) {
+          sentA.push(...a.take().map((c) => Buffer.from(c)));
+          sentB.push(...b.take());
+        }
+      }
+    }
+    sentA.push(...a.take());
+    sentB.push(...b.take());
+    assert.ok(Buffer.concat(sentA).equals(Buffer.concat(sentB)));
+  });
+
+  test('unwrite takes a bulkFrom back (a torn copy), leaving what was written before it and after a take()', () => {
+    const src = Buffer.from('0123456789'.repeat(100));
+    const w = new ReplyWriter(64);
+    w.simple('OK');
+    const first = w.take();
+    w.integer(7);
+    // past the 64-byte slab: bulkFrom makes room before its mark, so the mark stays valid
+    const mark = w.bulkFrom(src, 0, 500);
+    assert.equal(w.length, 4 + 6 + 500 + 2);
+    w.unwrite(mark);
+    assert.equal(w.length, 4);
+    w.bulkFrom(src, 10, 3);
+    assert.equal(Buffer.concat([...first, ...w.take()]).toString('latin1'), '+OK\r\n:7\r\n$3\r\n012\r\n');
+    // a mark from before the last take() is ignored
+    const m2 = w.bulkFrom(src, 0, 2);
+    w.take();
+    w.unwrite(m2);
+    w.simple('X');
+    assert.equal(Buffer.concat(w.take()).toString('latin1'), '+X\r\n');
+  });
+
   test('take() on an empty writer returns no chunks', () => {
     assert.deepEqual(new ReplyWriter().take(), []);
   });

@@ -117,6 +117,32 @@ export class ReplyWriter {
     this.crlf();
   }
 
+  /**
+   * A bulk reply of the n bytes src[from, from + n), copied once into the slab, no Buffer made: a
+   * read-cache hit straight from the shared arena (core/engine/cache/near-cache.ts). Returns where
+   * the reply starts; unwrite(mark) takes it back while nothing was written after it (the arena's
+   * check after the copy found the bytes reused: the hit is a miss). n < kReplyByReference.
+   */
+  bulkFrom(src: Buffer, from: number, n: number): number {
+    // room for all of it first: the slab cannot be replaced (or sealed) between mark and unwrite
+    this.ensure(n + kHeaderRoom);
+    const mark = this.pos;
+    this.header(DOLLAR, n);
+    const slab = this.slab;
+    const at = this.pos;
+    // up to 64 bytes a loop beats Buffer#copy's call into C++ (as keepRead and raw do)
+    if (n <= 64) for (let i = 0; i < n; i++) slab[at + i] = src[from + i];
+    else src.copy(slab, at, from, from + n);
+    this.pos = at + n;
+    this.crlf();
+    return mark;
+  }
+
+  /** Drops what was written since mark (bulkFrom's), if nothing else was written after it. */
+  unwrite(mark: number): void {
+    if (mark >= this.start && mark <= this.pos) this.pos = mark;
+  }
+
   /** The value goes to the socket by reference, never copied: do not modify it afterwards. */
   bulkView(value: Buffer): void {
     this.header(DOLLAR, value.length);

@@ -64,6 +64,7 @@ export class Client implements DispatchClient {
   watched: WatchedKey[] = [];
   blocked: BlockedCall | undefined = undefined;
   unackedWrites = 0;
+  replySink: ReplyWriter | undefined = undefined;
   /** CLIENT TRACKING on (core/engine/tracking) */
   tracking: ClientTracking | undefined = undefined;
   readonly subscriptions: Subscriptions;

@@ -27,6 +27,7 @@ import { PresenceReply, probePresence, statuses, type Presence } from '../core/e
 import type { Outcome } from '../core/engine/pending-reply';
 import { clientCaching as kClientCaching } from '../core/engine/commands/connection/client/tracking';
 import { CallHold, isScriptCall } from './script-join';
+import type { BulkSink } from '../core/engine/cache/arena';
 
 /** What dispatch needs of the worker (WorkerState). */
 export interface DispatchState {
@@ -54,6 +55,7 @@ export interface DispatchClient extends Session {
   /** set when a script call made the hold: later script calls may join it (./script-join.ts) */
   calls: CallHold | undefined;
   unackedWrites: number;
+  replySink: BulkSink | undefined;
   /** a slot was filled: encode the finished prefix and write soon */
   replied(): void;
 }
@@ -127,6 +129,9 @@ function execute(c: DispatchClient, argv: Buffer[]): void {
     runningFor = c;
     runningSpec = spec;
   }
+  // its reply goes into the writer now if it is known now: a GET's cache hit is copied there
+  // straight from the arena (Session.replySink), with nothing to report it to or to send first
+  if (!c.replyOff && !skipThis && !hook.active && tracking === undefined) c.replySink = c.replies.writerNow();
   try {
     result = spec.run(c, argv);
   } catch (e) {
@@ -134,6 +139,7 @@ function execute(c: DispatchClient, argv: Buffer[]): void {
     result = new RespError(`ERR internal error: ${(e as Error).message}`);
   }
   runningFor = runningSpec = undefined;
+  c.replySink = undefined;
   // CLIENT CACHING yes|no lasts one command, or until EXEC (Redis's resetClient)
   if (tracking !== undefined && spec !== kClientCaching && c.multi === undefined) tracking.caching = false;
   // after run: CLIENT REPLY OFF silences its own reply, CLIENT REPLY ON answers

@@ -59,6 +59,15 @@ export class ReplyQueue {
     return this.head < this.slots.length && !this.slots[this.head].done && this.slots[this.head].lane;
   }
 
+  /**
+   * The writer, when a reply known now would be encoded into it at once (nothing owed before
+   * it): a read-cache hit's bulk string (the same in RESP2 and 3) is copied straight into it
+   * (Session.replySink).
+   */
+  writerNow(): ReplyWriter | undefined {
+    return this.head === this.slots.length ? this.writer : undefined;
+  }
+
   /** A reply known now. */
   done(value: Reply, silent: boolean, proto: 2 | 3): void {
     if (this.head === this.slots.length) {

@@ -20,6 +20,7 @@ import { PendingReply, type Noted } from './pending-reply';
 import type { Reply } from './reply';
 import type { Rows, Statement } from './key-store';
 import type { WatchedKey } from './session';
+import type { BulkSink } from './cache/arena';
 import { kOk } from './shared-replies';
 
 export const enum OpKind { Read, Write, Incr, Stmt, Batch, Tx }
@@ -50,6 +51,12 @@ export class ReadOp extends PendingReply {
   cacheEpoch = 0;
   cacheVersion = 0;
   cacheVersions: Int32Array | null = null;
+  /**
+   * GET: where a hit's string value may be written at once as its reply (the client's writer:
+   * nothing owed before it, not silent; Session.replySink), so the cache copies it there and
+   * settles the op with kNoReply instead of making a Buffer of it
+   */
+  sink: BulkSink | undefined = undefined;
   constructor(readonly db: number, readonly key: Buffer | null, readonly keys: Buffer[] | null, readonly reply: KeyReply) {
     super();
   }

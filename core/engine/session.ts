@@ -15,6 +15,7 @@ import type { AclLog } from '../acl/log';
 import type { User } from '../acl/user';
 import type { ClientTracking } from './tracking/client-tracking';
 import type { Tracker } from './tracking/tracker';
+import type { BulkSink } from './cache/arena';
 
 export interface ClientFilter {
   id?: number[];
@@ -131,6 +132,13 @@ export interface Session {
    * Undefined where the cache is never asked (a script's session, EXEC's queue).
    */
   unackedWrites?: number;
+  /**
+   * Set by dispatch while a command runs whose reply would be written at once (nothing owed
+   * before it, not silent, no write-hook listener or tracking to report it to): the client's
+   * writer, where a GET's cache hit is copied straight from the arena (ReadOp.sink). Undefined
+   * otherwise, and where there is no connection.
+   */
+  replySink?: BulkSink;
   /** the connection is gone */
   readonly isClosed: boolean;
   /** CLIENT TRACKING on: its mode; undefined when off (and for a script's session) */

@@ -10,7 +10,8 @@ ROUNDS rounds, the servers alternating (reversed every other round), each runnin
 (-t ping_mbulk). Prints medians of req/s, node CPU and Postgres CPU us per request (utime+stime
 from /proc, the node process; its postmaster and children) and the hit ratio of the measured GETs.
 The prefill and warm-up use the first PostRESP tree's harness (dist/harness/cli.js --sequential).
-env: PORT_BASE (38710), OUT (/tmp/hit-vs-ping), N_SEED (200000), N_HEAVY (400000)."""
+env: PORT_BASE (38710), OUT (/tmp/hit-vs-ping), N_SEED (200000), N_HEAVY (400000), ARGS (more server
+options for every PostRESP, e.g. '--workers 1')."""
 import os, subprocess, sys, time, re, statistics, signal
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from procstat import cpu, children
@@ -36,7 +37,7 @@ for i, s in enumerate(specs):
     else:
         d = f'{out}/pg-{name}'; subprocess.run(['rm', '-rf', d])
         p = subprocess.Popen(['node', f'{tree}/dist/core/primary/main.js', '--port', str(port), '--storage-mode', 'unlogged',
-                              '--data-dir', d, '--cache', 'exclusive', '--cache-max-memory', mem],
+                              '--data-dir', d, '--cache', 'exclusive', '--cache-max-memory', mem] + os.environ.get('ARGS', '').split(),
                              stdout=open(f'{out}/{name}.log', 'w'), stderr=subprocess.STDOUT, start_new_session=True)
     servers.append((name, p, port, tree == 'redis'))
 def cli(port, *a):

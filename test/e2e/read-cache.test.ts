@@ -192,6 +192,39 @@ describe('read cache', () => {
     }
   });
 
+  // a GET hit with nothing owed before it is copied from the arena straight into the client's
+  // writer (ReadOp.sink); behind a reply still owed, silenced, or large, it is a reply as before
+  it('hits written straight into the writer: in order behind a miss, over slab ends, silenced by CLIENT REPLY, in RESP3', async () => {
+    const c = await RawClient.connect(a.port);
+    try {
+      const big = 'b'.repeat(10_000);
+      await c.call('SET', 'dw:a', 'abc');
+      await c.call('SET', 'dw:big', big);
+      for (let i = 0; i < 2; i++) { await c.call('GET', 'dw:a'); await c.call('GET', 'dw:big'); }
+      const hits = (await cacheInfo(a.port)).cache_hits;
+      // behind a miss (a key never read: its GET goes to Postgres), then hits with nothing owed
+      c.send(Buffer.concat([encode('GET', 'dw:none'), encode('GET', 'dw:a'), encode('GET', 'dw:big'), encode('GET', 'dw:a')]));
+      assert.deepEqual(await c.read(4), [null, 'abc', big, 'abc']);
+      // 30 hits of 10 KB in one read: the writer's 4 KB slab grows and its replies span chunks
+      c.send(Buffer.concat(Array.from({ length: 30 }, (_, i) => encode('GET', i % 3 === 0 ? 'dw:a' : 'dw:big'))));
+      assert.deepEqual(await c.read(30), Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? 'abc' : big)));
+      // CLIENT REPLY SKIP / OFF silence a hit as any reply
+      c.send(Buffer.concat([encode('CLIENT', 'REPLY', 'SKIP'), encode('GET', 'dw:a'), encode('PING'),
+        encode('CLIENT', 'REPLY', 'OFF'), encode('GET', 'dw:big'), encode('CLIENT', 'REPLY', 'ON'), encode('GET', 'dw:a')]));
+      assert.deepEqual(await c.read(3), ['PONG', 'OK', 'abc']);
+      assert.ok((await cacheInfo(a.port)).cache_hits >= hits + 3 + 30 + 3, 'the GETs of dw:a and dw:big were hits');
+      await c.call('HELLO', '3');
+      assert.equal(await c.call('GET', 'dw:a'), 'abc');
+      assert.equal(await c.call('GET', 'dw:none'), null);
+      c.send(Buffer.concat([encode('GET', 'dw:a'), encode('GET', 'dw:a')]));
+      assert.deepEqual(await c.read(2), ['abc', 'abc']);
+      c.send('PING\r\n');
+      assert.deepEqual(await c.read(1, 3000), ['PONG'], 'nothing else came');
+    } finally {
+      c.close();
+    }
+  });
+
   // a write bumps the version table only once its outcome is known: the writer's own GET pipelined
   // behind it must not be answered from the entry it replaces (Session.unackedWrites)
   const own: [string, Buffer[], Value][] = [

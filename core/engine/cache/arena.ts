@@ -4,8 +4,11 @@
  * No per-entry object for the GC to mark, one copy of a key per process, one cold fill.
  *
  *   globals   16 Int32: [0] the writers' lock, [1] head, [2] tail (positions, below), [3] entries,
- *             [4] the bound on the live span in 8-byte units (--cache-max-memory, mutable)
+ *             [4] the bound on the live span in 8-byte units (--cache-max-memory, mutable),
+ *             [5] sets made, [6] the ring's units, [7] the sets in use - 1 (a mask, grows)
  *   index     set-associative: 8 ways of (hash, position) per set, one 64-byte line a lookup;
+ *             sized by the bound, but only the first sets are used while there are few entries
+ *             (see grow);
  *             position -1 is an empty way; bit 30 of a position word is CLOCK's reference bit,
  *             set by a hit (Atomics.or: it cannot undo a writer's store of the word)
  *   data      a ring of entries, each 8-byte aligned and contiguous (a pad entry fills the end):
@@ -42,7 +45,14 @@ const kHead = 1;
 const kTail = 2;
 const kEntries = 3;
 const kLimit = 4;
+const kSetMask = 7;
 const kGlobals = 16;
+/**
+ * sets in use at first (16 KB of index); doubled when more than half the ways in use hold
+ * entries, or when a set overflows at over an eighth. A 64 MB bound makes 64k sets (4 MB): 10k hot keys spread over all of them were 10k
+ * lines on 1k pages, a line and a TLB miss most hits; over 4k sets, 64 pages (docs/cache.md).
+ */
+const kInitialSets = 256;
 
 const kWays = 8;
 /**
@@ -72,6 +82,13 @@ const kMovesPerFill = 4;
 
 export const enum Insert { Kept, Busy, TooLarge, Rejected }
 
+/** Where writeValue copies a hit (protocol/writer.ts ReplyWriter): a bulk reply, and taking it back. */
+export interface BulkSink {
+  /** writes $n, CRLF, src[from, from + n), CRLF; returns the mark unwrite takes */
+  bulkFrom(src: Buffer, from: number, n: number): number;
+  unwrite(mark: number): void;
+}
+
 /** the arena for a bound of maxBytes (index and data both count against it) */
 export function newCacheArena(maxBytes: number): SharedArrayBuffer {
   const bound = Math.max(64 * 1024, maxBytes);
@@ -83,6 +100,7 @@ export function newCacheArena(maxBytes: number): SharedArrayBuffer {
   g[kLimit] = units - Math.ceil(units / kSlack);
   g[5] = sets;
   g[6] = units;
+  g[kSetMask] = Math.min(sets, kInitialSets) - 1;
   new Int32Array(sab, kGlobals * 4, sets * kWays * 2).fill(kEmpty);
   return sab;
 }
@@ -94,7 +112,6 @@ export class CacheArena {
   private readonly f64: Float64Array;
   /** the ring as a Buffer (copy, copyWithin) */
   private readonly u8: Buffer;
-  private readonly setMask: number;
   /** the ring's size in 8-byte units */
   readonly units: number;
   private readonly posMod: number;
@@ -115,7 +132,6 @@ export class CacheArena {
     Atomics.compareExchange(this.g, kLock, owner, 0);
     const sets = this.g[5];
     this.units = this.g[6];
-    this.setMask = sets - 1;
     const ways = sets * kWays;
     this.index = new Int32Array(sab, kGlobals * 4, ways * 2);
     const data = kGlobals * 4 + ways * 8;
@@ -137,6 +153,11 @@ export class CacheArena {
   /** bytes of the ring in use: live entries, and dead ones tail has not passed yet */
   get bytes(): number {
     return this.span(Atomics.load(this.g, kHead), Atomics.load(this.g, kTail)) * 8;
+  }
+
+  /** index sets in use (grow doubles them as entries come; at most those made for the bound) */
+  get setsInUse(): number {
+    return Atomics.load(this.g, kSetMask) + 1;
   }
 
   get limitBytes(): number {
@@ -184,7 +205,7 @@ export class CacheArena {
   find(hash: number, db: number, key: Buffer): number {
     const h = hash | 0;
     const idx = this.index;
-    const base = (h & this.setMask) * (kWays * 2);
+    const base = (h & this.g[kSetMask]) * (kWays * 2);
     const n = key.length;
     for (let w = 0; w < kWays * 2; w += 2) {
       if (idx[base + w] !== h) continue;
@@ -241,6 +262,20 @@ export class CacheArena {
     return out;
   }
 
+  /**
+   * The value as a bulk reply straight into sink (one copy, no Buffer made); then intact(pos)
+   * must hold, or sink.unwrite(mark). Returns the mark, or -1 when the entry has no value or it is
+   * not for this path (maxValue or more, or out of the ring: its bytes were reused).
+   */
+  writeValue(pos: number, maxValue: number, sink: BulkSink): number {
+    const at = (pos % this.units) * 2;
+    const n = this.i32[at + 5];
+    if (n < 0 || n >= maxValue) return -1;
+    const from = at * 4 + kHeaderBytes + this.i32[at + 4];
+    if (from + n > this.u8.length) return -1;
+    return sink.bulkFrom(this.u8, from, n);
+  }
+
   /** after the reads of an entry: true if tail had not passed it, so no writer had begun to reuse its bytes */
   intact(pos: number): boolean {
     if (kFenceBeforeCheck) Atomics.store(this.fence, 0, 0);
@@ -288,6 +323,7 @@ export class CacheArena {
     const g = this.g;
     while (Atomics.compareExchange(g, kLock, 0, this.owner) !== 0);
     this.index.fill(kEmpty);
+    Atomics.store(g, kSetMask, Math.min(g[5], kInitialSets) - 1);
     Atomics.store(g, kEntries, 0);
     Atomics.store(g, kTail, Atomics.load(g, kHead));
     Atomics.store(g, kLock, 0);
@@ -296,7 +332,7 @@ export class CacheArena {
   /** the entry at pos, now fully written, goes in its set: over a way of the same hash, an empty one, or the one nearest tail */
   private publish(h: number, pos: number): void {
     const idx = this.index;
-    const base = (h & this.setMask) * (kWays * 2);
+    const base = (h & this.g[kSetMask]) * (kWays * 2);
     const tail = this.g[kTail];
     let pick = -1;
     let nearest = Infinity;
@@ -308,13 +344,39 @@ export class CacheArena {
       if (d < nearest) { nearest = d; pick = w; }
     }
     const replacing = idx[base + pick + 1];
+    // a full set: the way nearest tail is given up (its entry can no longer be found)
+    const overflow = replacing >= 0 && idx[base + pick] !== h;
     if (replacing < 0) Atomics.add(this.g, kEntries, 1);
-    else if (idx[base + pick] !== h) this.evictions++;
+    else if (overflow) this.evictions++;
     // the hash first, then the position: a reader pairing a stale hash with the new position
     // checks the entry's own hash and key anyway
     Atomics.store(idx, base + pick, h);
     // the reference bit clear
     Atomics.store(idx, base + pick + 1, pos);
+    // more than half the ways used, or a set overflowed past an eighth (8 ways a set overflow
+    // by chance at a load of a half: 2% of the sets)
+    const sets = this.g[kSetMask] + 1;
+    const used = this.g[kEntries];
+    if ((used * 2 > sets * kWays || (overflow && used * 8 > sets * kWays)) && sets < this.g[5]) this.grow(sets);
+  }
+
+  /**
+   * Twice the sets in use (under the writers' lock): each way whose hash has the new mask bit
+   * moves to its set's twin, copied there before it is cleared here, and then the mask grows. A
+   * lookup meanwhile (either mask) may not find a moved entry: a miss, as for any lost way.
+   * Every way is visited once a doubling: O(entries) over all of them.
+   */
+  private grow(sets: number): void {
+    const idx = this.index;
+    const bit = sets;
+    for (let from = 0, to = sets * kWays * 2; from < sets * kWays * 2; from += 2, to += 2) {
+      const word = idx[from + 1];
+      if (word < 0 || (idx[from] & bit) === 0) continue;
+      Atomics.store(idx, to, idx[from]);
+      Atomics.store(idx, to + 1, word);
+      Atomics.store(idx, from + 1, kEmpty);
+    }
+    Atomics.store(this.g, kSetMask, 2 * sets - 1);
   }
 
   /** room for size units at head (and a pad if they would cross the ring's end) within the bound */
@@ -363,7 +425,7 @@ export class CacheArena {
   /** the index way holding position pos for hash h, or -1 (the entry is dead: replaced or dropped) */
   private wayOf(h: number, pos: number): number {
     const idx = this.index;
-    const base = (h & this.setMask) * (kWays * 2);
+    const base = (h & this.g[kSetMask]) * (kWays * 2);
     for (let w = 0; w < kWays * 2; w += 2) {
       const word = idx[base + w + 1];
       if (word >= 0 && (word & kPosMask) === pos) return (base + w) >>> 1;

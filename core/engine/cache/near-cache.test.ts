@@ -2,8 +2,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { kBypassStride, NearCache } from './near-cache';
 import { VersionTable, newVersionBuffer } from './version-table';
-import { CacheArena, newCacheArena } from './arena';
-import { ReadOp } from '../ops';
+import { CacheArena, newCacheArena, type BulkSink } from './arena';
+import { kAbsent, ReadOp } from '../ops';
+import { kNoReply } from '../reply';
+import { ReplyWriter } from '../../../protocol/writer';
 
 const kString = 0;
 const table = new VersionTable(newVersionBuffer(1 << 16));
@@ -109,5 +111,74 @@ describe('NearCache bypass (a worker whose lookups seldom hit stops paying for t
     assert.equal(c.bypass, false, 'sampled lookups hit: back to every op');
     assert.ok(c.stats.hits > h0);
     assert.equal(get(c, 'hot:1'), true);
+  });
+});
+
+describe('NearCache: a GET hit written straight into the reply writer (ReadOp.sink)', () => {
+  const reply = (type: number, v: Buffer | null) => (type === kString ? v : type === kAbsent ? null : 'WRONGTYPE');
+  function warm(c: NearCache, key: string, type: number, value: Buffer | null): void {
+    for (let i = 0; i < 3; i++) {
+      const op = new ReadOp(0, Buffer.from(key), null, reply);
+      if (!c.serve(op) && op.cache !== null) c.fill(0, op.key!, type, value, 0, op.cacheVersion, op.cacheEpoch);
+    }
+  }
+  function getInto(c: NearCache, key: string, w: BulkSink): ReadOp {
+    const op = new ReadOp(0, Buffer.from(key), null, reply);
+    op.sink = w;
+    c.serve(op);
+    return op;
+  }
+
+  it('a string hit is one bulk reply in the writer, the op settled with kNoReply; other hits reply as before', () => {
+    const c = cacheOf(1 << 20);
+    warm(c, 'direct', kString, Buffer.from('abc'));
+    warm(c, 'nothing', kAbsent, null);
+    warm(c, 'alist', 2, null);
+    const big = Buffer.alloc(20_000, 'b');
+    warm(c, 'big', kString, big);
+    const w = new ReplyWriter();
+    w.simple('before');
+    const h0 = c.stats.hits;
+    const op = getInto(c, 'direct', w);
+    assert.equal(op.done, true);
+    assert.equal(op.value, kNoReply);
+    assert.equal(Buffer.concat(w.take()).toString(), '+before\r\n$3\r\nabc\r\n');
+    // nil, WRONGTYPE and a value sent by reference (16 KB or more) are replies as before: nothing written
+    assert.equal(getInto(c, 'nothing', w).value, null);
+    assert.equal(getInto(c, 'alist', w).value, 'WRONGTYPE');
+    assert.deepEqual(getInto(c, 'big', w).value, big);
+    assert.equal(w.length, 0);
+    assert.equal(c.stats.hits, h0 + 4);
+    // a miss writes nothing and is tagged for its fill as before
+    const miss = getInto(c, 'absent-from-cache', w);
+    assert.equal(miss.done, false);
+    assert.equal(w.length, 0);
+  });
+
+  it('a value whose bytes another worker reuses during the copy is a miss: the copy is taken back out', () => {
+    const sab = newCacheArena(1 << 16);
+    const c = new NearCache(table, new CacheArena(sab, 1), 64 * 1024);
+    // the other worker of the process: its fills wrap the small ring over the entry
+    const other = new CacheArena(sab, 2);
+    warm(c, 'victim', kString, Buffer.alloc(1000, 'v'));
+    const w = new ReplyWriter();
+    w.integer(1);
+    let interfered = 0;
+    const racing: BulkSink = {
+      bulkFrom(src, from, n) {
+        const mark = w.bulkFrom(src, from, n);
+        // between the copy and the check after it
+        for (let i = 0; i < 200; i++) other.insert(table.hash(0, Buffer.from(`o:${i}`)), 0, Buffer.from(`o:${i}`), kString, Buffer.alloc(1000, i & 255), 0, 0, table.epoch, null);
+        interfered++;
+        return mark;
+      },
+      unwrite: (mark) => w.unwrite(mark),
+    };
+    const torn = c.stats.torn;
+    const op = getInto(c, 'victim', racing);
+    assert.equal(interfered, 1, 'the hit was being copied');
+    assert.equal(op.done, false, 'not answered: the read goes to Postgres');
+    assert.equal(c.stats.torn, torn + 1);
+    assert.equal(Buffer.concat(w.take()).toString(), ':1\r\n', 'nothing of the torn copy left in the writer');
   });
 });

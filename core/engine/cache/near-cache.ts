@@ -26,9 +26,11 @@
  * fewer reads served from the cache: nothing about exactness changes (docs/cache.md "On by default").
  */
 import { kAbsent, type ReadFill, type ReadOp } from '../ops';
-import type { Reply } from '../reply';
+import { kNoReply, type Reply } from '../reply';
+import { KeyType } from '../key-store';
+import { kReplyByReference } from '../../../protocol/constants';
 import { kDoorWindow, type VersionTable } from './version-table';
-import { CacheArena, Insert } from './arena';
+import { CacheArena, Insert, type BulkSink } from './arena';
 
 /**
  * frequency sketch counters (one byte each, saturating at 15): 256 KB a worker. A key's two
@@ -81,6 +83,8 @@ export class NearCache implements ReadFill {
   /** the last lookup's answer (no object made per hit) */
   private hitType = 0;
   private hitValue: Buffer | null = null;
+  /** the last lookup wrote its value into the op's sink (the client's writer) as the reply */
+  private written = false;
   /** the frequency of the key being filled, for `admitOver` */
   private want = 0;
   /** the arena asks whether the newcomer may evict its first victim (made once: no closure per fill) */
@@ -128,13 +132,26 @@ export class NearCache implements ReadFill {
     const key = op.key;
     if (key !== null) {
       const h = t.hash(op.db, key);
+      // the slot's version and the key's sketch counters are read before the index walk: their
+      // cache misses are then in flight with the index line's instead of after it and the entry's
+      // header (four misses a hit, two of them dependent; see lookup)
+      const version = t.version(t.slotOf(h));
+      const s = this.sketch;
+      const ca = s[counterA(h)];
+      const cb = s[counterB(h)];
       if (++this.windowLookups >= (this.bypass ? kBypassWindow : kWindow)) this.decide();
-      if (this.lookup(h, op.db, key, epoch)) {
+      if (this.lookup(h, op.db, key, epoch, version, op.sink)) {
         this.windowHits++;
-        this.count(h);
+        this.countWith(h, ca, cb);
         this.stats.hits++;
-        op.settle(op.reply(this.hitType, this.hitValue));
-        this.hitValue = null;
+        if (this.written) {
+          // the reply is in the client's writer already
+          this.written = false;
+          op.settle(kNoReply);
+        } else {
+          op.settle(op.reply(this.hitType, this.hitValue));
+          this.hitValue = null;
+        }
         return true;
       }
       this.stats.misses++;
@@ -144,7 +161,7 @@ export class NearCache implements ReadFill {
       }
       op.cache = this;
       op.cacheEpoch = epoch;
-      op.cacheVersion = t.version(t.slotOf(h));
+      op.cacheVersion = version;
       return false;
     }
     const keys = op.keys!;
@@ -152,7 +169,8 @@ export class NearCache implements ReadFill {
     if (this.windowLookups >= (this.bypass ? kBypassWindow : kWindow)) this.decide();
     let out: Reply[] | null = new Array(keys.length);
     for (let i = 0; i < keys.length; i++) {
-      if (!this.lookup(t.hash(op.db, keys[i]), op.db, keys[i], epoch)) { out = null; break; }
+      const h = t.hash(op.db, keys[i]);
+      if (!this.lookup(h, op.db, keys[i], epoch, t.version(t.slotOf(h)), undefined)) { out = null; break; }
       out[i] = op.reply(this.hitType, this.hitValue);
     }
     this.hitValue = null;
@@ -180,21 +198,40 @@ export class NearCache implements ReadFill {
   }
 
   /**
-   * The entry for (db, key), if it may answer: same slot version and epoch as at its fill, not
-   * expired, and still intact after its value was copied out (tail had not passed it). Sets
-   * hitType / hitValue.
+   * The entry for (db, key), if it may answer: same slot version (`version`, read after the
+   * command arrived, like `epoch`) and epoch as at its fill, not expired, and still intact after
+   * its value was copied out (tail had not passed it). Sets hitType / hitValue, or, given a sink
+   * and a string value under kReplyByReference, writes the value into it as the reply (one copy,
+   * no Buffer) and sets `written`; a copy the check after it finds torn is taken back out.
+   *
+   * Read before the entry, the slot's version is still one the lookup may answer with: every
+   * bump of a write acknowledged before the command arrived is in it, and an entry carrying it
+   * was filled by a read the slot did not move around, so its value is the key's while the slot
+   * holds it; an entry replaced or refilled since carries another version or fails intact().
    */
-  private lookup(h: number, db: number, key: Buffer, epoch: number): boolean {
+  private lookup(h: number, db: number, key: Buffer, epoch: number, version: number, sink: BulkSink | undefined): boolean {
     const a = this.arena;
     const pos = a.find(h, db, key);
     if (pos < 0) return false;
-    const t = this.table;
     const exp = a.expiry(pos);
-    if (a.epoch(pos) !== epoch || a.version(pos) !== t.version(t.slotOf(h)) || (exp !== 0 && exp <= Date.now())) {
+    if (a.epoch(pos) !== epoch || a.version(pos) !== version || (exp !== 0 && exp <= Date.now())) {
       if (a.intact(pos)) this.stats.invalidations++;
       return false;
     }
     const type = a.type(pos);
+    if (sink !== undefined && type === KeyType.String) {
+      const mark = a.writeValue(pos, this.maxValue < kReplyByReference ? this.maxValue + 1 : kReplyByReference, sink);
+      if (mark >= 0) {
+        if (!a.intact(pos)) {
+          sink.unwrite(mark);
+          this.stats.torn++;
+          return false;
+        }
+        a.touch();
+        this.written = true;
+        return true;
+      }
+    }
     const value = a.copyValue(pos, this.maxValue);
     if (!a.intact(pos)) {
       this.stats.torn++;
@@ -254,12 +291,18 @@ export class NearCache implements ReadFill {
     }
   }
 
-/** A lookup of the key with hash h: its two counters (conservative update: only the smaller moves). */
+  /** A lookup of the key with hash h: its two counters (conservative update: only the smaller moves). */
   private count(h: number): void {
+    const s = this.sketch;
+    this.countWith(h, s[counterA(h)], s[counterB(h)]);
+  }
+
+  /** count(h) with its two counters read already (serve reads them early; nothing counts in between) */
+  private countWith(h: number, ca: number, cb: number): void {
     const s = this.sketch;
     const a = counterA(h);
     const b = counterB(h);
-    const m = s[a] < s[b] ? s[a] : s[b];
+    const m = ca < cb ? ca : cb;
     if (m < 15) {
       if (s[a] === m) s[a] = m + 1;
       if (s[b] === m) s[b] = m + 1;

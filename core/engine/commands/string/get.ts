@@ -17,5 +17,10 @@ export function getReply(type: number, value: Buffer | null): Reply {
 export const get = defineCommand({
   name: 'get', arity: 2, flags: ['readonly', 'fast'], keys: kOneKey, acl: ['read', 'string', 'fast'],
   group: 'string', summary: 'Returns the string value of a key.', complexity: 'O(1)',
-  run: (s, argv) => s.server.store.submit(s, new ReadOp(s.db, argv[1], null, getReply)),
+  run: (s, argv) => {
+    const op = new ReadOp(s.db, argv[1], null, getReply);
+    // a hit may be written straight into the client's writer (near-cache.ts): GET's reply is the value itself
+    op.sink = s.replySink;
+    return s.server.store.submit(s, op);
+  },
 });
