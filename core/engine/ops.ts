@@ -19,7 +19,6 @@
 import { PendingReply, type Noted } from './pending-reply';
 import type { Reply } from './reply';
 import type { Rows, Statement } from './key-store';
-import type { PgResult } from './pg-driver/result';
 import type { WatchedKey } from './session';
 import { kOk } from './shared-replies';
 
@@ -108,10 +107,7 @@ export interface Batch<A> {
   statement(ops: readonly BatchOp<A>[]): Statement;
   /** `now`: int8 Unix ms, taken once per run */
   params(ops: readonly BatchOp<A>[], now: Buffer): unknown[];
-  /** one of resolve (the rows as plain values) or resolveResult (the result as it came: no row
-   *  arrays or decoded values per row, for many rows of 1 KiB elements: pops) */
-  resolve?(ops: readonly BatchOp<A>[], rows: Rows): void;
-  resolveResult?(ops: readonly BatchOp<A>[], res: PgResult): void;
+  resolve(ops: readonly BatchOp<A>[], rows: Rows): void;
   /** the bytes an op adds to a batch (--batch-max-bytes) */
   bytes(args: A): number;
 }

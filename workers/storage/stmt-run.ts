@@ -30,8 +30,7 @@ export function sendBatch(p: Pipeline, ops: BatchOp[]): void {
   p.send(batch.statement(ops).text, batch.params(ops, int8(Date.now())), (err, res) => {
     if (err) return p.fail(ops, err);
     try {
-      if (batch.resolveResult !== undefined) batch.resolveResult(ops, res!);
-      else batch.resolve!(ops, typedRows(res!));
+      batch.resolve(ops, typedRows(res!));
     } catch (e) {
       // the ops resolve() had not answered yet (an op answers once)
       const reply = internalError(e);

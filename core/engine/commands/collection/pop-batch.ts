@@ -42,22 +42,14 @@ export function dealPops<A extends PopArgs>(ops: readonly BatchOp<A>[], rows: Ro
     for (const op of ops) op.settle(Err.wrongType);
     return;
   }
+  const gone = rows.length > 0 && rows[0][goneCol] === true;
   const end = rows.length > 0 && rows[0][1] === null ? 0 : rows.length;
-  dealPopRun(ops, rows.length > 0, end, rows.length > 0 && rows[0][goneCol] === true, (a, from, to, live) => reply(a, rows, from, to, live));
-}
-
-/**
- * dealPops without rows: `end` elements popped from a key that was there (`found`; 0 for a count
- * of 0), its last ones when `gone`. share(args, from, to, live) words one op's elements [from, to).
- */
-export function dealPopRun<A extends PopArgs>(ops: readonly BatchOp<A>[], found: boolean, end: number, gone: boolean,
-  share: (args: A, from: number, to: number, live: boolean) => Reply): void {
-  let live = found;
+  let live = rows.length > 0;
   let k = 0;
   for (const op of ops) {
     const count = op.args.count;
     if (!live) {
-      op.settle(share(op.args, k, k, live));
+      op.settle(reply(op.args, rows, k, k, live));
       continue;
     }
     const left = end - k;
@@ -66,7 +58,7 @@ export function dealPopRun<A extends PopArgs>(ops: readonly BatchOp<A>[], found:
     k += n;
     // this op took the last element: the key went with it (its `del`), the next ops find none
     const emptied = gone && k === end && n > 0;
-    op.settle(new Noted(share(op.args, from, k, true), emptied ? 1 : 0));
+    op.settle(new Noted(reply(op.args, rows, from, k, true), emptied ? 1 : 0));
     if (emptied) live = false;
   }
 }
