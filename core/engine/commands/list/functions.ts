@@ -7,6 +7,7 @@
  */
 import { createKey, lockForCount, lockKey, lockPair, mpopFunction, pairLock, rankRange } from '../collection/functions';
 import { blockingPopFunction } from '../blocking/functions';
+import { live as liveRow } from '../kv-row';
 import { kListTable } from './sql';
 
 const kList = kListTable.type;
@@ -46,11 +47,29 @@ export function listFunctions(s: string): string[] {
     // walked every index entry past the tail (the dead ones of earlier RPOPs until VACUUM) or the
     // whole table: RPOP fell from 5k/s to under 300/s within 30k pops of a 100k list
     // (docs/BENCHMARKS.md "Draining"). gone: the pop took the last element (the keyspace event `del`)
+    // A live list that keeps an element (the hot key's common case) takes one statement less: the
+    // kv row's UPDATE locks it, checks it and moves head/card at once, and its RETURNING gives the
+    // range's low end from the new head/card; the DELETE that follows has a snapshot taken after
+    // the lock (READ COMMITTED, a VOLATILE function), so it sees what another lane committed to the
+    // key meanwhile. Missing, expired, another type, a count of 0 or the last elements: the general
+    // path below. Backend CPU per call of 10 elements: 160 → 140 µs; per element of a 140-element
+    // batch 4.05 → 3.69 µs, within this machine's noise (docs/BENCHMARKS.md "Pops of a hot list").
     `CREATE OR REPLACE FUNCTION ${s}.l_pop_run(p_db int2, p_key bytea, p_count int8, p_left bool, p_now int8)
      RETURNS TABLE (status int2, off float8, value bytea, gone bool) LANGUAGE plpgsql AS $f$
      #variable_conflict use_column
      DECLARE r record; live bool; c int8; lo int8;
      BEGIN
+       IF p_count > 0 THEN
+         UPDATE ${s}.kv k SET card = k.card - p_count, head = CASE WHEN p_left THEN k.head + p_count ELSE k.head END,
+             version = txid_current()
+           WHERE k.db = p_db AND k.key = p_key AND k.type = ${kList} AND ${liveRow('k')} AND k.card > p_count
+           RETURNING CASE WHEN p_left THEN k.head - p_count ELSE k.head + k.card END INTO lo;
+         IF FOUND THEN
+           RETURN QUERY DELETE FROM ${s}.lists l WHERE l.db = p_db AND l.key = p_key
+             AND l.pos BETWEEN lo AND lo + p_count - 1 RETURNING 1::int2, (l.pos - lo)::float8, l.value, false;
+           RETURN;
+         END IF;
+       END IF;
        ${lockKey(s, kList, 'p_key', 'r', 'live', 'status := 2; off := NULL; value := NULL; gone := NULL; RETURN NEXT; RETURN;')}
        IF NOT live THEN RETURN; END IF;
        IF p_count = 0 THEN status := 1; off := NULL; value := NULL; gone := false; RETURN NEXT; RETURN; END IF;
