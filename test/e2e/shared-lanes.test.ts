@@ -8,6 +8,7 @@ import { RawClient, encode, type Value } from './resp-client';
 import { startServer, uniqueSchema, type RunningServer } from './start-server';
 import { withPg } from '../support/pg';
 import { freePort } from '../differential/oracle';
+import { laneOps } from './lane-metrics';
 
 let server: RunningServer;
 let http: number;
@@ -33,21 +34,14 @@ async function clients(n: number): Promise<RawClient[]> {
   return out;
 }
 
-/** ops run by each worker's lanes so far (/metrics) */
-async function laneOps(): Promise<number[]> {
-  const text = await (await fetch(`http://127.0.0.1:${http}/metrics`)).text();
-  const ops = [0, 0];
-  for (const m of text.matchAll(/^postresp_batch_size_sum\{worker="(\d)",lane="\d+"\} (\d+)/gm)) ops[Number(m[1])] += Number(m[2]);
-  return ops;
-}
 
 let probes = 0;
 
 /** which worker serves c: its GET runs on that worker's own lane (a key never read before: the read cache, on by default, has no entry for it) */
 async function workerOf(c: RawClient): Promise<number> {
-  const before = await laneOps();
+  const before = await laneOps(http);
   await c.call('GET', `which-worker:${probes++}`);
-  const now = await laneOps();
+  const now = await laneOps(http);
   return now[1] > before[1] ? 1 : 0;
 }
 
@@ -79,13 +73,13 @@ async function waitFor(what: () => Promise<boolean>, label: string): Promise<voi
 describe('--shared-lanes', () => {
   it("worker 1's SETs run on worker 0's lane, and every client's replies come in its order", async () => {
     const cs = await clients(6);
-    const before = await laneOps();
+    const before = await laneOps(http);
     // SETs only, one at a time (worker 0's batches stay under kForwardBelow): every one of
     // worker 1's goes through the ring
     await Promise.all(cs.map(async (c, i) => {
       for (let j = 0; j < 50; j++) assert.equal(await c.call('SET', `sl:${i}:${j % 7}`, `v${j}`), 'OK');
     }));
-    const mid = await laneOps();
+    const mid = await laneOps(http);
     assert.equal(mid[1] - before[1], 0, 'no SET ran on worker 1\'s own lane');
     assert.equal(mid[0] - before[0], 300, 'all 300 ran on worker 0\'s');
     // mixed pipelines: a client's GET/INCR/APPEND after its SETs see them, in order
@@ -164,7 +158,7 @@ describe('--shared-lanes', () => {
       const [a, b] = await pair();
       const [extra, b2] = await pair();
       extra.close();
-      const before = await laneOps();
+      const before = await laneOps(http);
       b.send(Buffer.concat([encode('SET', 'slow:1', 'x'), ...Array.from({ length: 20 }, (_, j) => encode('SET', `after:${j}`, 'y'))]));
       await new Promise((r) => setTimeout(r, 100));
       b2.send(encode('DEBUG', 'PANIC'));
@@ -172,7 +166,7 @@ describe('--shared-lanes', () => {
       assert.equal(await a.call('SET', 'a:1', 'still'), 'OK');
       await waitFor(() => restarts(1), 'worker 1 was not restarted');
       assert.equal(await a.call('GET', 'slow:1'), 'x');
-      assert.ok((await laneOps())[0] - before[0] >= 21, "worker 1's SETs ran on worker 0's lane");
+      assert.ok((await laneOps(http))[0] - before[0] >= 21, "worker 1's SETs ran on worker 0's lane");
       // the replacement worker 1 forwards from where the ring stood
       const more = await clients(4);
       for (const c of more) assert.equal(await c.call('SET', 'n:1', 'v'), 'OK');

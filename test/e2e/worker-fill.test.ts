@@ -8,6 +8,7 @@ import { RawClient } from './resp-client';
 import { startServer, uniqueSchema, type RunningServer } from './start-server';
 import { withPg } from '../support/pg';
 import { freePort } from '../differential/oracle';
+import { laneOps } from './lane-metrics';
 
 let server: RunningServer;
 let http: number;
@@ -24,13 +25,6 @@ after(async () => {
   await withPg((c) => c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
 });
 
-/** ops run by each worker's lanes so far (/metrics) */
-async function laneOps(): Promise<number[]> {
-  const text = await (await fetch(`http://127.0.0.1:${http}/metrics`)).text();
-  const ops = [0, 0];
-  for (const m of text.matchAll(/^postresp_batch_size_sum\{worker="(\d)",lane="\d+"\} (\d+)/gm)) ops[Number(m[1])] += Number(m[2]);
-  return ops;
-}
 
 let probes = 0;
 
@@ -38,9 +32,9 @@ let probes = 0;
 async function connectAndLocate(): Promise<number> {
   const c = await RawClient.connect(server.port);
   open.push(c);
-  const before = await laneOps();
+  const before = await laneOps(http);
   assert.equal(await c.call('GET', `worker-fill:${probes++}`), null);
-  const now = await laneOps();
+  const now = await laneOps(http);
   assert.equal(now[0] - before[0] + now[1] - before[1], 1);
   return now[1] > before[1] ? 1 : 0;
 }

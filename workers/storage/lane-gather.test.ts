@@ -10,11 +10,9 @@ import { StmtOp, WriteOp, type Op } from '../../core/engine/ops';
 import type { Reply } from '../../core/engine/reply';
 import { RespError } from '../../core/engine/reply';
 import { kOk } from '../../core/engine/shared-replies';
-import { installFunctions } from '../../core/engine/commands/install-functions';
-import { connectClient } from '../../core/primary/postgres/connect';
-import { migrate } from '../../core/primary/postgres/migrations';
 import { startupOptions } from '../../core/primary/postgres/schema';
-import { freshSchema, testPgUrl } from '../../test/support/pg';
+import { testPgUrl } from '../../test/support/pg';
+import { freshKeyspace } from '../../test/support/keyspace';
 import { Lane } from './lane';
 
 const b = (s: string) => Buffer.from(s);
@@ -68,16 +66,7 @@ describe('a lane gathers the clients of the batch that answered (--batch-gather-
   }
 
   before(async () => {
-    const fresh = await freshSchema('lane_gather');
-    schema = fresh.schema;
-    drop = fresh.drop;
-    await migrate(testPgUrl(), { schema, storageMode: 'unlogged', convertStorageMode: false });
-    const client = await connectClient(testPgUrl());
-    try {
-      await installFunctions(client, schema);
-    } finally {
-      await client.end();
-    }
+    ({ schema, drop } = await freshKeyspace('lane_gather'));
   });
   after(async () => {
     for (const l of lanes) await l.close();

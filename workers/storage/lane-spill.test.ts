@@ -10,11 +10,9 @@ import { IncrOp, WriteOp } from '../../core/engine/ops';
 import type { Reply } from '../../core/engine/reply';
 import type { Session } from '../../core/engine/session';
 import { kOk } from '../../core/engine/shared-replies';
-import { installFunctions } from '../../core/engine/commands/install-functions';
-import { connectClient } from '../../core/primary/postgres/connect';
-import { migrate } from '../../core/primary/postgres/migrations';
 import { startupOptions } from '../../core/primary/postgres/schema';
-import { freshSchema, testPgUrl } from '../../test/support/pg';
+import { testPgUrl } from '../../test/support/pg';
+import { freshKeyspace } from '../../test/support/keyspace';
 import { LaneStore } from './lane-store';
 
 const b = (s: string) => Buffer.from(s);
@@ -91,16 +89,7 @@ describe('lanes filled in order, a client kept on its lane while it waits (--lan
   };
 
   before(async () => {
-    const fresh = await freshSchema('lane_spill');
-    schema = fresh.schema;
-    drop = fresh.drop;
-    await migrate(testPgUrl(), { schema, storageMode: 'unlogged', convertStorageMode: false });
-    const client = await connectClient(testPgUrl());
-    try {
-      await installFunctions(client, schema);
-    } finally {
-      await client.end();
-    }
+    ({ schema, drop } = await freshKeyspace('lane_spill'));
   });
   after(async () => {
     for (const s of stores) await s.close();

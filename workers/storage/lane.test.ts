@@ -17,11 +17,9 @@ import { kHsetBatch } from '../../core/engine/commands/hash/hset-batch';
 import { kPushBatch } from '../../core/engine/commands/list/push-batch';
 import { kSaddBatch } from '../../core/engine/commands/set/sadd-batch';
 import { kZaddBatch } from '../../core/engine/commands/zset/zadd-batch';
-import { installFunctions } from '../../core/engine/commands/install-functions';
-import { connectClient } from '../../core/primary/postgres/connect';
-import { migrate } from '../../core/primary/postgres/migrations';
 import { startupOptions } from '../../core/primary/postgres/schema';
-import { freshSchema, testPgUrl } from '../../test/support/pg';
+import { testPgUrl } from '../../test/support/pg';
+import { freshKeyspace } from '../../test/support/keyspace';
 import { inOneTransaction, Lane } from './lane';
 import { writeArrays } from './write-run';
 
@@ -88,16 +86,9 @@ describe('lane runs against Postgres', () => {
       END $f$`)];
 
   before(async () => {
-    const fresh = await freshSchema('lane_runs');
+    const fresh = await freshKeyspace('lane_runs');
     schema = fresh.schema;
     drop = fresh.drop;
-    await migrate(testPgUrl(), { schema: fresh.schema, storageMode: 'unlogged', convertStorageMode: false });
-    const client = await connectClient(testPgUrl());
-    try {
-      await installFunctions(client, fresh.schema);
-    } finally {
-      await client.end();
-    }
     lane = new Lane({
       url: testPgUrl(), startupOptions: startupOptions('unlogged', fresh.schema), log: () => undefined,
       maxCommands: () => maxCommands, maxBytes: () => 4 << 20, batchTransaction: () => batchTx,
