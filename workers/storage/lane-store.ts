@@ -2,8 +2,9 @@
  * The worker's KeyStore: `--pg-connections` lanes. A client's commands execute in the order it
  * sent them: while any of its ops is unanswered, the next goes to the same lane (each lane is
  * FIFO). A client with nothing unanswered may go to any lane, since everything it sent before has
- * committed: it goes to the first lane unless that one has a batch in Postgres and `--lane-spill`
- * ops already queued behind it, then to the next such lane (see laneOf).
+ * committed: by default it stays on the lane it was pinned to (round robin); with `--lane-spill`
+ * N it goes to the first lane unless that one has a batch in Postgres and N ops already queued
+ * behind it, then to the next such lane (see laneOf).
  */
 import type { AtomicRequest, AtomicRun, KeyStore } from '../../core/engine/key-store';
 import type { Reply } from '../../core/engine/reply';
