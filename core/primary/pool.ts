@@ -118,7 +118,7 @@ export class WorkerPool {
   /**
    * The first ready worker with fewer than --worker-fill connections; past that (or with 0), the
    * ready worker with the fewest. Few clients on one thread make larger batches and fewer
-   * wake-ups than the same clients spread (docs/BENCHMARKS.md "Filling the first worker").
+   * wake-ups than the same clients spread (docs/BENCHMARKS.md "Filling lanes and workers in order").
    */
   pick(): WorkerSlot | undefined {
     const fill = this.config.int('worker-fill');

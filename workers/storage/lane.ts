@@ -107,8 +107,6 @@ export class Lane {
   private flights: Flight[] = [];
   /** told each batch's size (--shared-lanes: other workers forward to this lane while they are small) */
   onBatch: ((ops: number) => void) | undefined = undefined;
-  /** the op submitted last: a script call of a client on this lane starts once it answered */
-  last: Op | undefined = undefined;
   /** ops still expected before the queue goes out (gather): the clients of the batch that just answered */
   private gatherLeft = 0;
   private gatherTimer: NodeJS.Timeout | undefined = undefined;
@@ -143,7 +141,6 @@ export class Lane {
       return;
     }
     this.queue.push(op);
-    this.last = op;
     if (this.gathering && this.tickSubmits++ === 0) queueMicrotask(this.tickEnd);
     if (this.gatherLeft > 0 && --this.gatherLeft > 0) return;
     if (!this.scheduled && this.mayDispatch()) {
