@@ -80,6 +80,8 @@ export interface LaneStats {
   batchSize: number[];
   /** log2 µs buckets of batch round trips (send → last result) */
   batchUsec: number[];
+  /** those round trips summed, µs: /metrics' postresp_batch_duration_seconds_sum (time a lane had a batch in flight) */
+  flightUsec: number;
 }
 
 /** What each worker reports for INFO / CLIENT LIST aggregation. */

@@ -72,7 +72,7 @@ export function renderMetrics(workers: WorkerStats[], p: PrimaryFigures): string
   o.head('postresp_batch_duration_seconds', 'histogram', 'Round trip of a batch (all its statements), all lanes.');
   const batchUsec = newHistogram();
   for (const l of lanes) mergeInto(batchUsec, l.stats.batchUsec);
-  o.histogram('postresp_batch_duration_seconds', {}, batchUsec, 1e-6, 0);
+  o.histogram('postresp_batch_duration_seconds', {}, batchUsec, 1e-6, lanes.reduce((a, l) => a + l.stats.flightUsec, 0) / 1e6);
   o.head('postresp_pg_statements_total', 'counter', 'Statements sent to Postgres.');
   o.sample('postresp_pg_statements_total', {}, lanes.reduce((a, l) => a + l.stats.statements, 0));
   o.head('postresp_pg_errors_total', 'counter', 'Postgres statement and connection errors.');

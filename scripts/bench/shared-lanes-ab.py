@@ -10,27 +10,14 @@ redis-server (utime+stime from /proc); commits (pg_stat_database xact_commit), W
 (pg_stat_wal wal_sync) and WAL writes (wal_write: with wal_sync_method open_datasync every write is
 a sync and wal_sync stays 0) per request; redis-benchmark's p50 / p99; ops per lane batch (/metrics). Medians of the rounds, runs in
 reversed order every other round. env: PORT_BASE (47700), OUT (/tmp/postresp-shared-lanes-ab)."""
-import os, re, signal, statistics, subprocess, sys, time, urllib.request
+import os, re, signal, statistics, subprocess, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from procstat import cpu, children
+from procstat import cpu
+from pgstat import pg_cpu, pg_counts, batches
 reps = int(sys.argv[1]); mode = sys.argv[2]; bargs = sys.argv[3]
 tree = os.path.abspath(sys.argv[4] if len(sys.argv) > 4 else os.path.join(os.path.dirname(__file__), '../..'))
 base = int(os.environ.get('PORT_BASE', '47700')); out = os.environ.get('OUT', '/tmp/postresp-shared-lanes-ab')
 n = int(re.search(r'-n (\d+)', bargs).group(1))
-
-def pg_cpu(d):
-    pm = int(open(f'{d}/postmaster.pid').readline())
-    return sum(cpu(x) for x in [pm] + children(pm))
-def pg_counts(d, port):
-    env = dict(os.environ, PGPASSWORD=open(f'{d}/postresp-password').read().strip())
-    q = "SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()), (SELECT wal_sync FROM pg_stat_wal), (SELECT wal_write FROM pg_stat_wal)"
-    o = subprocess.run(['psql', '-h', '127.0.0.1', '-p', str(port), '-U', 'postgres', '-At', '-c', q], capture_output=True, text=True, env=env).stdout
-    return [int(x) for x in o.strip().split('|')]
-def batches(http):
-    t = urllib.request.urlopen(f'http://127.0.0.1:{http}/metrics').read().decode()
-    s = sum(float(x) for x in re.findall(r'^postresp_batch_size_sum\{[^}]*\} (\S+)', t, re.M))
-    c = sum(float(x) for x in re.findall(r'^postresp_batch_size_count\{[^}]*\} (\S+)', t, re.M))
-    return s, c
 
 os.makedirs(out, exist_ok=True)
 servers = []

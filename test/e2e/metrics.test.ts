@@ -47,6 +47,13 @@ describe('admin HTTP and latency figures', () => {
     assert.match(text, /^# TYPE postresp_pg_reconnects_total counter$/m);
     assert.match(text, /^postresp_batch_transactions_total \d+$/m);
     assert.match(text, /^postresp_batch_transaction_retries_total \d+$/m);
+    // the round-trip histogram's sum is the lanes' time in flight: above 0 once a batch answered,
+    // at most (batches) × (the largest bucket's bound)
+    const count = Number(/^postresp_batch_duration_seconds_count (\d+)$/m.exec(text)?.[1]);
+    const sum = Number(/^postresp_batch_duration_seconds_sum (\S+)$/m.exec(text)?.[1]);
+    const top = Math.max(...[...text.matchAll(/^postresp_batch_duration_seconds_bucket\{le="([\d.e-]+)"\} \d+$/gm)].map((m) => Number(m[1])));
+    assert.ok(count > 0, 'batches were timed');
+    assert.ok(sum > 0 && sum <= count * top, `sum ${sum} within (0, ${count} × ${top}]`);
   });
 
   it('/healthz answers 200 while Postgres answers', async () => {

@@ -276,6 +276,7 @@ export class Lane {
     }
     const flightUs = Number(process.hrtime.bigint() - f.started) / 1000;
     record(this.stats.batchUsec, flightUs);
+    this.stats.flightUsec += flightUs;
     // batches answer in the order sent: f is the oldest
     this.flights.splice(this.flights.indexOf(f), 1);
     if ((this.queue.length > 0 || f.gathered) && !this.gather(f.size, flightUs)) this.dispatch();
@@ -389,7 +390,7 @@ export class Lane {
 function emptyLaneStats(): LaneStats {
   return {
     batches: 0, ops: 0, statements: 0, errors: 0, reconnects: 0, txBatches: 0, txRetries: 0, conflictResends: 0, connected: false,
-    batchSize: newHistogram(), batchUsec: newHistogram(),
+    batchSize: newHistogram(), batchUsec: newHistogram(), flightUsec: 0,
   };
 }
 
