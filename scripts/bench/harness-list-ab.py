@@ -10,12 +10,12 @@ pushes left, as in the default list), each as `node dist/harness/cli.js -t TEST 
 on every server in turn (order reversed every other round). Prints per test the medians of req/s, the
 ratio to redis-server and CPU us per request (utime+stime from /proc of the server process; of the
 postmaster and all its children), and each server's sum of n / rate (the list's time).
-env: N (requests per test, 100000), PORT_BASE (48700), OUT (/tmp/harness-list-ab: data dirs, logs)."""
+env: N (requests per test, 100000), PORT_BASE (26700, below the ephemeral ports), OUT (/tmp/harness-list-ab: data dirs, logs)."""
 import os, subprocess, sys, time, re, statistics, signal
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from procstat import cpu, children
 reps = int(sys.argv[1]); tests = sys.argv[2].split(','); specs = ['redis=redis'] + sys.argv[3:]
-base = int(os.environ.get('PORT_BASE', '48700')); out = os.environ.get('OUT', '/tmp/harness-list-ab'); n = int(os.environ.get('N', '100000'))
+base = int(os.environ.get('PORT_BASE', '26700')); out = os.environ.get('OUT', '/tmp/harness-list-ab'); n = int(os.environ.get('N', '100000'))
 H = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'dist', 'harness', 'cli.js')
 os.makedirs(out, exist_ok=True)
 def pg_pids(pid):

@@ -10,13 +10,13 @@ ROUNDS rounds, the servers alternating (reversed every other round), each runnin
 (-t ping_mbulk). Prints medians of req/s, node CPU and Postgres CPU us per request (utime+stime
 from /proc, the node process; its postmaster and children) and the hit ratio of the measured GETs.
 The prefill and warm-up use the first PostRESP tree's harness (dist/harness/cli.js --sequential).
-env: PORT_BASE (38710), OUT (/tmp/hit-vs-ping), N_SEED (200000), N_HEAVY (400000), ARGS (more server
+env: PORT_BASE (26710, below the ephemeral ports), OUT (/tmp/hit-vs-ping), N_SEED (200000), N_HEAVY (400000), ARGS (more server
 options for every PostRESP, e.g. '--workers 1')."""
 import os, subprocess, sys, time, re, statistics, signal
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from procstat import cpu, children
 reps = int(sys.argv[1]); specs = sys.argv[2:]
-base = int(os.environ.get('PORT_BASE', '38710')); out = os.environ.get('OUT', '/tmp/hit-vs-ping')
+base = int(os.environ.get('PORT_BASE', '26710')); out = os.environ.get('OUT', '/tmp/hit-vs-ping')
 mem = os.environ.get('CACHE_MEM', '256mb')
 n_seed = int(os.environ.get('N_SEED', '200000')); n_heavy = int(os.environ.get('N_HEAVY', '400000'))
 configs = {

@@ -5,7 +5,7 @@ usage: server-ab.py ROUNDS 'BENCH ARGS' NAME=TREE|SERVER ARGS|ENV ... (TREE 'red
   e.g. server-ab.py 7 '-t set -n 200000 -c 50 -P 16 -d 1024 -r 100000' off='.|--cache off' on='.|--cache exclusive'
 Each PostRESP runs TREE/dist with its own embedded Postgres (unlogged); the runs alternate, reversed
 every other round. Prints req/s, node CPU and Postgres CPU us per request (utime+stime from /proc).
-env: PORT_BASE (47600), OUT (/tmp/h17-abx: data dirs, logs), PREFILL (benchmark args run once on each
+env: PORT_BASE (27600: below the ephemeral range 32768–60999, where a client's own port can take a listener's), OUT (/tmp/h17-abx: data dirs, logs), PREFILL (benchmark args run once on each
 first), SHARED_PG=1 (every PostRESP after the first uses the first one's Postgres, a schema each: the
 two embedded servers' own differences drop out), CONCURRENT=1 (all servers loaded at the same time
 each round: other load on the machine hits them alike; Postgres CPU not split then), HARNESS=TREE (run
@@ -14,7 +14,7 @@ import os, subprocess, sys, time, re, statistics, signal
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from procstat import cpu, children
 reps = int(sys.argv[1]); bargs = sys.argv[2]; specs = sys.argv[3:]
-tck = os.sysconf('SC_CLK_TCK'); base = int(os.environ.get('PORT_BASE', '47600')); out = os.environ.get('OUT', '/tmp/h17-abx')
+tck = os.sysconf('SC_CLK_TCK'); base = int(os.environ.get('PORT_BASE', '27600')); out = os.environ.get('OUT', '/tmp/h17-abx')
 prefill = os.environ.get('PREFILL', '')
 harness = os.environ.get('HARNESS')
 def bench_cmd(port, extra):

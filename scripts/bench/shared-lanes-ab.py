@@ -9,14 +9,14 @@ CPU us per request of the node process, of every Postgres process (postmaster an
 redis-server (utime+stime from /proc); commits (pg_stat_database xact_commit), WAL flushes
 (pg_stat_wal wal_sync) and WAL writes (wal_write: with wal_sync_method open_datasync every write is
 a sync and wal_sync stays 0) per request; redis-benchmark's p50 / p99; ops per lane batch (/metrics). Medians of the rounds, runs in
-reversed order every other round. env: PORT_BASE (47700), OUT (/tmp/postresp-shared-lanes-ab)."""
+reversed order every other round. env: PORT_BASE (27700, below the ephemeral ports), OUT (/tmp/postresp-shared-lanes-ab)."""
 import os, re, signal, statistics, subprocess, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from procstat import cpu
 from pgstat import pg_cpu, pg_counts, batches
 reps = int(sys.argv[1]); mode = sys.argv[2]; bargs = sys.argv[3]
 tree = os.path.abspath(sys.argv[4] if len(sys.argv) > 4 else os.path.join(os.path.dirname(__file__), '../..'))
-base = int(os.environ.get('PORT_BASE', '47700')); out = os.environ.get('OUT', '/tmp/postresp-shared-lanes-ab')
+base = int(os.environ.get('PORT_BASE', '27700')); out = os.environ.get('OUT', '/tmp/postresp-shared-lanes-ab')
 n = int(re.search(r'-n (\d+)', bargs).group(1))
 
 os.makedirs(out, exist_ok=True)
