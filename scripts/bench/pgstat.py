@@ -1,6 +1,6 @@
 """What a PostRESP run cost its embedded Postgres, for the A/B drivers: CPU of the postmaster and its
 children (/proc), commits and WAL counters (pg_stat_database, pg_stat_wal), ops per lane batch (/metrics)."""
-import os, re, subprocess, urllib.request
+import os, re, subprocess, time, urllib.request
 from procstat import cpu, children
 
 def pg_cpu(data_dir):
@@ -21,3 +21,19 @@ def batches(http_port):
     t = urllib.request.urlopen(f'http://127.0.0.1:{http_port}/metrics').read().decode()
     total = lambda name: sum(float(x) for x in re.findall(r'^' + name + r'(?:\{[^}]*\})? (\S+)', t, re.M))
     return total('postresp_batch_size_sum'), total('postresp_batch_size_count'), total('postresp_batch_duration_seconds_sum')
+
+def snapshot(data_dir, pgport, http_port):
+    """Everything a run's Postgres figures are the difference of: CPU, counters, lane batches."""
+    return dict(cpu=pg_cpu(data_dir), counts=pg_counts(data_dir, pgport), batches=batches(http_port))
+
+def per_request(before, data_dir, pgport, http_port, n, wall):
+    """What the run since BEFORE cost per request (n requests in wall seconds): Postgres CPU µs,
+    commits, WAL syncs / writes / bytes, ops per batch, µs per batch in flight, lanes busy."""
+    pg = (pg_cpu(data_dir) - before['cpu']) * 1e6 / n
+    time.sleep(1.2)  # backends report their counters at most once a second
+    k0, k1 = before['counts'], pg_counts(data_dir, pgport)
+    b0, b1 = before['batches'], batches(http_port)
+    sent = max(1, b1[1] - b0[1])
+    return dict(pg=pg, commits=(k1[0] - k0[0]) / n, flushes=(k1[1] - k0[1]) / n, writes=(k1[2] - k0[2]) / n,
+                walb=(k1[3] - k0[3]) / n, batch=(b1[0] - b0[0]) / sent, flight=(b1[2] - b0[2]) * 1e6 / sent,
+                busy=(b1[2] - b0[2]) / wall)

@@ -13,7 +13,7 @@ reversed order every other round. env: PORT_BASE (27700, below the ephemeral por
 import os, re, signal, statistics, subprocess, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from procstat import cpu
-from pgstat import pg_cpu, pg_counts, batches
+from pgstat import snapshot, per_request
 reps = int(sys.argv[1]); mode = sys.argv[2]; bargs = sys.argv[3]
 tree = os.path.abspath(sys.argv[4] if len(sys.argv) > 4 else os.path.join(os.path.dirname(__file__), '../..'))
 base = int(os.environ.get('PORT_BASE', '27700')); out = os.environ.get('OUT', '/tmp/postresp-shared-lanes-ab')
@@ -50,18 +50,15 @@ try:
     for r in range(reps):
         for s in (servers if r % 2 == 0 else servers[::-1]):
             c0 = cpu(s['p'].pid)
-            if not s['redis']: g0 = pg_cpu(s['d']); k0 = pg_counts(s['d'], s['pgport']); b0 = batches(s['http'])
+            before = None if s['redis'] else snapshot(s['d'], s['pgport'], s['http']); t0 = time.time()
             o = subprocess.run(['redis-benchmark', '-p', str(s['port']), '--csv'] + bargs.split(), capture_output=True, text=True).stdout
             c1 = cpu(s['p'].pid)
             rps = float(re.search(r'^"[^"]+","([\d.]+)"', o.split('\n', 1)[1], re.M).group(1))
             lat = re.search(r'^"[^"]+","[\d.]+","[\d.]+","[\d.]+","([\d.]+)","[\d.]+","([\d.]+)"', o.split('\n', 1)[1], re.M)
             row = dict(p50=float(lat.group(1)), p99=float(lat.group(2)), rps=rps, node=(c1 - c0) * 1e6 / n, pg=0.0, commits=0.0, flushes=0.0, writes=0.0, batch=0.0)
-            if not s['redis']:
-                row['pg'] = (pg_cpu(s['d']) - g0) * 1e6 / n
-                time.sleep(1.2)  # backends report their counts at most once a second
-                k1 = pg_counts(s['d'], s['pgport']); b1 = batches(s['http'])
-                row['commits'] = (k1[0] - k0[0]) / n; row['flushes'] = (k1[1] - k0[1]) / n; row['writes'] = (k1[2] - k0[2]) / n
-                row['batch'] = (b1[0] - b0[0]) / max(1, b1[1] - b0[1])
+            if before:
+                f = per_request(before, s['d'], s['pgport'], s['http'], n, time.time() - t0)
+                row.update({k: f[k] for k in ('pg', 'commits', 'flushes', 'writes', 'batch')})
             res[s['name']].append(row); loads.append(os.getloadavg()[0])
             print(s['name'], {k: round(v, 3) for k, v in row.items()}, file=sys.stderr)
     print(f'`redis-benchmark {bargs}`, {mode}, {reps} rounds, load {min(loads):.1f}-{max(loads):.1f}')

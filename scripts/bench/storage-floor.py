@@ -20,7 +20,7 @@ env: TREE (this tree: its dist/ is run), PORT_BASE (27900: below the ephemeral r
 import json, os, re, resource, signal, statistics, subprocess, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from procstat import cpu
-from pgstat import pg_cpu, pg_counts, batches
+from pgstat import snapshot, per_request
 
 SEED = '-t set -n 200000 -c 20 -P 1 -d 3 -r 10000'
 HEAVY = '-t set -n 300000 -c 50 -P 16 -d 1024 -r 100000'
@@ -63,21 +63,15 @@ def wait_ready(s):
         s['pw'] = open(f"{s['d']}/postresp-password").read().strip()
 
 def bench(s, bargs, n):
-    c0 = cpu(s['p'].pid); k0 = b0 = None; g0 = 0.0
-    if not s['redis']: g0 = pg_cpu(s['d']); k0 = pg_counts(s['d'], s['pgport']); b0 = batches(s['http'])
+    c0 = cpu(s['p'].pid)
+    before = None if s['redis'] else snapshot(s['d'], s['pgport'], s['http'])
     r0 = child_cpu(); t0 = time.time()
     o = subprocess.run(['redis-benchmark', '-p', str(s['port']), '--csv'] + bargs.split(), capture_output=True, text=True).stdout
     wall = time.time() - t0; client = (child_cpu() - r0) * 1e6 / n
     row = dict(node=(cpu(s['p'].pid) - c0) * 1e6 / n, pg=0.0, client=client, commits=0.0, flushes=0.0, walb=0.0, batch=0.0, flight=0.0, busy=0.0)
     m = re.search(r'^"SET","([\d.]+)","[\d.]+","[\d.]+","([\d.]+)","[\d.]+","([\d.]+)"', o, re.M)
     row.update(rps=float(m.group(1)), p50=float(m.group(2)), p99=float(m.group(3)))
-    if not s['redis']:
-        row['pg'] = (pg_cpu(s['d']) - g0) * 1e6 / n
-        time.sleep(1.2)  # backends report their counters at most once a second
-        k1 = pg_counts(s['d'], s['pgport']); b1 = batches(s['http'])
-        row['commits'] = (k1[0] - k0[0]) / n; row['flushes'] = (k1[1] - k0[1]) / n; row['walb'] = (k1[3] - k0[3]) / n
-        row['batch'] = (b1[0] - b0[0]) / max(1, b1[1] - b0[1])
-        row['flight'] = (b1[2] - b0[2]) * 1e6 / max(1, b1[1] - b0[1]); row['busy'] = (b1[2] - b0[2]) / wall
+    if before: row.update(per_request(before, s['d'], s['pgport'], s['http'], n, wall))
     row['cores'] = row['rps'] * (row['node'] + row['pg'] + row['client']) / 1e6
     return row
 
