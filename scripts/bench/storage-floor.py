@@ -11,7 +11,8 @@ usage: storage-floor.py ROUNDS [PAIRING ...]   (default: every pairing)
 Per run: req/s and redis-benchmark's p50 / p99; CPU µs per request (utime+stime) of the server process
 (node, or redis-server), of every Postgres process, and of redis-benchmark itself (it shares the cores);
 "busy cores" = req/s × all that CPU (2.0 on this 2-core machine means nothing was left to give); commits,
-WAL flushes and WAL bytes per request (pg_stat_database, pg_stat_wal); ops per lane batch, a batch's
+WAL flushes and WAL bytes per request (pg_stat_database, pg_stat_wal); Postgres CPU split by process
+(client backends, walwriter, checkpointer…) into user and kernel time; ops per lane batch, a batch's
 time in flight (sent → answered) and "lanes busy" = time in flight summed over lanes / the run's wall time
 (/metrics): 1.0 with one lane means Postgres always had that lane's next batch, below it the lane waited.
 Medians over the rounds; each round runs PostRESP and redis-server in turn, reversed every other round.
@@ -104,7 +105,7 @@ for i, name in enumerate(names):
         for r in range(reps):
             for s in (servers if r % 2 == 0 else servers[::-1]):
                 row = bench(s, bargs, n); res[s['name']].append(row); loads.append(os.getloadavg()[0])
-                print(name, s['name'], {k: round(v, 3) for k, v in row.items()}, file=sys.stderr, flush=True)
+                print(name, s['name'], {k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items()}, file=sys.stderr, flush=True)
                 if with_ceiling and not s['redis']:
                     c = ceiling(s); ceil.append((row['rps'] / c[0], c[0], c[1]))
                     print(name, 'ceiling', [round(x, 3) for x in ceil[-1]], file=sys.stderr, flush=True)
@@ -119,6 +120,12 @@ for i, name in enumerate(names):
             print(f"| {s['name']} | {md('rps'):,.0f} ({rounds}) | {md('rps') / ref:.2f} | {md('node'):.1f} | "
                   f"{md('pg'):.1f} | {md('client'):.1f} | {md('cores'):.2f} | {md('commits'):.3f} | {md('flushes'):.3f} | {md('walb'):.0f} | "
                   f"{md('batch'):.1f} | {md('flight'):.0f} | {md('busy'):.2f} | {md('p50'):.2f} / {md('p99'):.2f} |")
+        split = {}
+        for x in res[servers[0]['name']]:
+            for role, (u, k) in x['roles'].items(): split.setdefault(role, []).append((u, k))
+        print('\nPostgres CPU by process, µs per request, user + kernel (medians): ' + ', '.join(
+            f'{role} {statistics.median(v[0] for v in vs):.1f} + {statistics.median(v[1] for v in vs):.1f}'
+            for role, vs in sorted(split.items(), key=lambda kv: -sum(map(sum, kv[1]))) if sum(map(sum, vs)) / len(vs) >= 0.05))
         if ceil:
             print(f"\nDriver-bench ceiling after each PostRESP run: {' / '.join(f'{c[1]:,.0f}' for c in ceil)} rows/s "
                   f"(driver CPU {statistics.median(c[2] for c in ceil):.1f} µs/row); PostRESP / ceiling "
